@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tracebuf top-level Makefile.
+#
+#   make                 module (against KDIR), client library and tool
+#   make check           every test: unit, lint, builds, all guest kernels
+#   make check-quick     unit tests and the x86_64 6.1 guest only
+#   make demo            boot a guest, modprobe tracebuf, run 'tracebuf info'
+#   make lint            checkpatch --strict and sparse; silent when clean
+#   make install         library, tool, man pages, udev rule, modprobe.d example
+#   make dkms-install    register, build and install the module with DKMS
+#
+# Cross-build: make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- KDIR=...
+
+SHELL		:= /bin/bash
+KDIR		?= /lib/modules/$(shell uname -r)/build
+O		?= $(CURDIR)/build
+PREFIX		?= /usr/local
+DESTDIR		?=
+VERSION		:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+CACHE_DIR	:= $(shell . tests/harness/lib.sh && echo $$TRACEBUF_CACHE)
+
+ifneq ($(CROSS_COMPILE),)
+USER_CC		?= $(CROSS_COMPILE)gcc
+else
+USER_CC		?= $(CC)
+endif
+KBUILD_ARGS	:= $(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
+
+.PHONY: all module userspace install install-config dkms-install dkms-uninstall \
+	deps check check-quick demo lint lint-results clean
+
+all: module userspace
+
+module:
+	@test -d "$(KDIR)" || { echo "tracebuf: no kernel headers at KDIR=$(KDIR)"; \
+		echo "  install them (apt-get install linux-headers-$$(uname -r)) or pass KDIR=..."; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/module $(KBUILD_ARGS) modules
+
+userspace:
+	$(MAKE) -C userspace O=$(O)/user CC=$(USER_CC) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
+
+install: userspace install-config
+	$(MAKE) -C userspace O=$(O)/user CC=$(USER_CC) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) install
+
+# The udev rule is opt-in: it only takes effect for members of group
+# 'tracebuf', which the administrator creates (groupadd --system tracebuf).
+install-config:
+	install -D -m 644 userspace/etc/60-tracebuf.rules $(DESTDIR)/etc/udev/rules.d/60-tracebuf.rules
+	install -D -m 644 userspace/etc/tracebuf.conf $(DESTDIR)/usr/share/doc/tracebuf/examples/modprobe.d/tracebuf.conf
+
+DKMS_SRC := $(DESTDIR)/usr/src/tracebuf-$(VERSION)
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)
+	cp -a module include dkms.conf $(DKMS_SRC)/
+	dkms add -m tracebuf -v $(VERSION)
+	dkms build -m tracebuf -v $(VERSION)
+	dkms install -m tracebuf -v $(VERSION)
+
+dkms-uninstall:
+	dkms remove -m tracebuf -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+deps:
+	@bash tests/harness/deps.sh
+
+check:
+	@bash tests/harness/deps.sh
+	@bash tests/run.sh
+
+check-quick:
+	@bash tests/harness/deps.sh --quick
+	@bash tests/run.sh --quick
+
+demo:
+	@bash tests/harness/deps.sh --quick
+	@bash tests/harness/demo.sh
+
+# Lint runs against the x86_64 6.1 headers from the private cache (or KDIR
+# when LINT_KDIR is given).
+LINT_KDIR	?= $(shell cat $(CACHE_DIR)/kernels/x86_64-6.1/KDIR 2>/dev/null)
+CHECKPATCH	:= perl $(CACHE_DIR)/tools/scripts/checkpatch.pl --no-tree --strict --quiet \
+		   --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG
+LINT_FILES	:= $(wildcard module/*.c module/*.h include/uapi/*.h)
+# compat.h is, by design, the one file that tests LINUX_VERSION_CODE.
+
+lint:
+	@test -f $(CACHE_DIR)/tools/scripts/checkpatch.pl -a -n "$(LINT_KDIR)" || \
+		{ echo "lint needs the harness tools: run 'make deps'"; exit 1; }
+	@rc=0; for f in $(LINT_FILES); do \
+		case $$f in \
+		module/compat.h) extra="--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON" ;; \
+		*) extra= ;; \
+		esac; \
+		$(CHECKPATCH) $$extra -f $$f || rc=1; \
+	done; \
+	rm -rf $(O)/lint && mkdir -p $(O)/lint && cp -a module include dkms.conf $(O)/lint/ && \
+	$(MAKE) -s -C $(LINT_KDIR) M=$(O)/lint/module C=2 modules >$(O)/lint/sparse.log 2>&1 || rc=1; \
+	grep -E 'warning:|error:' $(O)/lint/sparse.log && rc=1; exit $$rc
+
+# The same, as result lines for tests/run.sh.
+lint-results:
+	@out=$$($(MAKE) -s lint 2>&1); \
+	if [ -z "$$out" ]; then echo "PASS lint/checkpatch-sparse"; \
+	else echo "$$out" | head -n 40; echo "FAIL lint/checkpatch-sparse"; fi
+
+clean:
+	rm -rf $(O)
+	-test -d "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernel versions tracebuf builds against is
+ * hidden here, behind one small wrapper each, so that the rest of the module
+ * reads as if written for a single kernel. Supported: 6.1 to 6.12.
+ *
+ * Never test LINUX_VERSION_CODE anywhere else.
+ */
+#ifndef _TRACEBUF_COMPAT_H
+#define _TRACEBUF_COMPAT_H
+
+#include <linux/version.h>
+
+/* True when the running kernel is in [a.b.c, d.e.f). */
+#define TB_KERNEL_RANGE(a, b, c, d, e, f)				\
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(a, b, c) &&		\
+	 LINUX_VERSION_CODE < KERNEL_VERSION(d, e, f))
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "tracebuf needs Linux 6.1 or later"
+#endif
+
+#endif /* _TRACEBUF_COMPAT_H */

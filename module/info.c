@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TRACEBUF_IOC_GET_INFO: the module's version and ABI, and the trace
+ * backends present on this machine.
+ */
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+#include "backend.h"
+
+/* Copy one backend description out with the caller's stride. */
+static int tb_put_backend_desc(const struct tb_backend *b, void __user *dst,
+			       u32 stride)
+{
+	struct tracebuf_backend_desc d;
+	size_t n = min_t(size_t, stride, sizeof(d));
+
+	memset(&d, 0, sizeof(d));
+	strscpy(d.name, b->name, sizeof(d.name));
+	d.id = b->id;
+	d.flags = b->flags;
+	d.nr_cpus = b->nr_cpus;
+	d.caps_size = b->caps_size;
+
+	if (copy_to_user(dst, &d, n))
+		return -EFAULT;
+	if (stride > n && clear_user(dst + n, stride - n))
+		return -EFAULT;
+	return 0;
+}
+
+long tb_ioctl_get_info(struct tb_session *s, void __user *arg)
+{
+	struct tracebuf_info info;
+	unsigned int i, nr;
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize < TRACEBUF_INFO_SIZE_VER0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&info, sizeof(info), arg, usize);
+	if (ret)
+		return ret;
+	if (info.reserved0 || memchr_inv(info.reserved, 0, sizeof(info.reserved)))
+		return -EINVAL;
+	if (info.backends_max &&
+	    (info.backend_desc_size < TRACEBUF_BACKEND_DESC_SIZE_VER0 ||
+	     info.backend_desc_size > PAGE_SIZE || !info.backends_ptr))
+		return -EINVAL;
+
+	nr = tb_backend_count();
+	for (i = 0; i < nr && i < info.backends_max; i++) {
+		void __user *dst = u64_to_user_ptr(info.backends_ptr +
+						   (u64)i * info.backend_desc_size);
+
+		ret = tb_put_backend_desc(tb_backend_get(i), dst,
+					  info.backend_desc_size);
+		if (ret)
+			return ret;
+	}
+
+	info.size = min_t(u32, usize, sizeof(info));
+	info.abi_version = TRACEBUF_ABI_VERSION;
+	info.page_size = PAGE_SIZE;
+	info.nr_cpu_ids = nr_cpu_ids;
+	info.nr_backends = nr;
+	strscpy(info.module_version, TRACEBUF_VERSION,
+		sizeof(info.module_version));
+
+	if (copy_to_user(arg, &info, info.size))
+		return -EFAULT;
+	return 0;
+}

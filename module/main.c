@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf - instruction-trace sessions on /dev/tracebuf.
+ *
+ * This file holds the module's entry points and the file operations of the
+ * misc device. Lifetime: the file_operations' .owner pins the module while
+ * any file is open, so rmmod fails with -EBUSY until the last close; each
+ * open file is one session, freed at release.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+#include "backend.h"
+
+static int tb_open(struct inode *inode, struct file *file)
+{
+	struct tb_session *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	mutex_init(&s->lock);
+	file->private_data = s;
+	return nonseekable_open(inode, file);
+}
+
+static int tb_release(struct inode *inode, struct file *file)
+{
+	struct tb_session *s = file->private_data;
+
+	mutex_destroy(&s->lock);
+	kfree(s);
+	return 0;
+}
+
+static long tb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct tb_session *s = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case TRACEBUF_IOC_GET_INFO:
+		return tb_ioctl_get_info(s, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations tb_fops = {
+	.owner		= THIS_MODULE,	/* pins the module while a file is open */
+	.open		= tb_open,
+	.release	= tb_release,
+	.unlocked_ioctl	= tb_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+static struct miscdevice tb_miscdev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= TB_NAME,
+	.fops	= &tb_fops,
+	.mode	= 0600,
+};
+
+static int __init tb_init(void)
+{
+	int ret;
+
+	ret = tb_backends_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&tb_miscdev);
+	if (ret) {
+		tb_backends_exit();
+		return ret;
+	}
+	pr_info("tracebuf: version %s, ABI %u, %u backend(s)\n",
+		TRACEBUF_VERSION, TRACEBUF_ABI_VERSION, tb_backend_count());
+	return 0;
+}
+
+static void __exit tb_exit(void)
+{
+	misc_deregister(&tb_miscdev);
+	tb_backends_exit();
+}
+
+module_init(tb_init);
+module_exit(tb_exit);
+
+MODULE_DESCRIPTION("Instruction-trace sessions for Intel PT and ARM CoreSight");
+MODULE_AUTHOR("The tracebuf developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(TRACEBUF_VERSION);

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build everything a guest of one configuration needs, under
+# build/guest/CONFIG/:
+#   ko/       tracebuf.ko (DKMS-built on the stock x86_64 kernels, else a
+#             plain kbuild build) and the tests-only modules
+#   bin/      static guest test programs, the tracebuf tool, tb-poweroff
+#   build.log the kernel build output (checked for warnings by the caller)
+#
+#   build-guest.sh CONFIG
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cfg=$1
+arch=$(tb_cfg_arch "$cfg")
+kdir=$(tb_cfg_get "$cfg" KDIR)
+kver=$(tb_cfg_get "$cfg" KVER)
+ver=$(tb_version)
+b=$(tb_build_dir "$cfg")
+cross=$(tb_cross_env "$arch")
+cc=$(tb_cc "$arch")
+
+rm -rf "$b"
+mkdir -p "$b/src" "$b/ko" "$b/bin"
+# Build from a copy so configurations never share object files.
+cp -a "$TB_TOP/module" "$TB_TOP/include" "$TB_TOP/dkms.conf" "$b/src/"
+mkdir -p "$b/src/tests"
+cp -a "$TB_TOP/tests/modules" "$b/src/tests/"
+log=$b/build.log
+: >"$log"
+
+if tb_cfg_dkms "$cfg"; then
+	# dkms in private trees: nothing touches the host's /var/lib/dkms or
+	# /lib/modules.
+	dk=$b/dkms
+	mkdir -p "$dk/source/tracebuf-$ver" "$dk/tree" "$dk/install"
+	cp -a "$b/src/module" "$b/src/include" "$b/src/dkms.conf" "$dk/source/tracebuf-$ver/"
+	opts=(--sourcetree "$dk/source" --dkmstree "$dk/tree")
+	{
+		dkms add -m tracebuf -v "$ver" "${opts[@]}"
+		dkms build -m tracebuf -v "$ver" -k "$kver" --kernelsourcedir "$kdir" "${opts[@]}"
+		cat "$dk/tree/tracebuf/$ver/$kver/x86_64/log/make.log"
+	} >>"$log" 2>&1 || { cat "$log" >&2; tb_die "$cfg: dkms build failed"; }
+	ko=$dk/tree/tracebuf/$ver/$kver/x86_64/module/tracebuf.ko
+	[ -f "$ko" ] || tb_die "$cfg: dkms build produced no module ($ko)"
+	mkdir -p "$b/ko/updates/dkms"
+	cp "$ko" "$b/ko/updates/dkms/"
+else
+	# shellcheck disable=SC2086
+	make -C "$kdir" M="$b/src/module" $cross modules >>"$log" 2>&1 ||
+		{ cat "$log" >&2; tb_die "$cfg: module build failed"; }
+	mkdir -p "$b/ko/extra"
+	cp "$b/src/module/tracebuf.ko" "$b/ko/extra/"
+fi
+# shellcheck disable=SC2086
+make -C "$kdir" M="$b/src/tests/modules" $cross modules >>"$log" 2>&1 ||
+	{ cat "$log" >&2; tb_die "$cfg: test module build failed"; }
+mkdir -p "$b/ko/extra"
+cp "$b/src/tests/modules/"*.ko "$b/ko/extra/"
+
+# Userspace, static, for the guest's architecture (shared per arch).
+u=$TB_TOP/build/user-static-$arch
+make -s -C "$TB_TOP/userspace" O="$u" CC="$cc" STATIC_ONLY=1 \
+	CROSS_COMPILE="$([ "$arch" = arm64 ] && echo aarch64-linux-gnu-)" >>"$log" 2>&1 ||
+	{ cat "$log" >&2; tb_die "$cfg: userspace build failed"; }
+cp "$u/tracebuf" "$b/bin/"
+
+cflags=(-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static
+	-I"$TB_TOP/include/uapi" -I"$TB_TOP/userspace/lib/include" -I"$TB_TOP/tests/guest")
+"$cc" "${cflags[@]}" -o "$b/bin/tb-poweroff" "$TB_TOP/tests/harness/tb-poweroff.c"
+for src in "$TB_TOP"/tests/guest/*.c; do
+	name=$(basename "$src" .c)
+	"$cc" "${cflags[@]}" -o "$b/bin/$name" "$src" "$u/libtracebuf.a" -lpthread
+done
+for src in "$TB_TOP"/tests/guest/*.sh; do
+	[ -e "$src" ] || continue
+	install -m 755 "$src" "$b/bin/$(basename "$src" .sh)"
+done
+echo "$kver" >"$b/KVER"

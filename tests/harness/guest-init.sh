@@ -1,0 +1,86 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# /init of the tracebuf test guest.
+#
+# Runs every test listed in /tests/plan, each its own program, and reports
+# one line per test on a private result channel (ttyS1 on x86_64, hvc0 on
+# arm64), never on the console: the console carries the kernel log, which
+# the host scans for splats. Then it checks kmemleak (debug kernel) and
+# powers off with an exit status QEMU turns into its own.
+#
+# Result channel lines:
+#   TB-BOOT <uname -r>
+#   TB-RESULT <test> pass|fail|skip <rc> <seconds>
+#   TB-KMEMLEAK <count>          (only when kmemleak found something)
+#   TB-DONE <failures>
+/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+export PATH=/tests:/sbin:/bin:/usr/sbin:/usr/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mkdir -p /tmp /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /dev/shm
+
+. /etc/tb-guest.conf
+
+case "$TB_ARCH" in
+x86_64)
+	RES=/dev/ttyS1
+	stty -F $RES raw -echo 2>/dev/null
+	;;
+arm64)
+	modprobe virtio_mmio
+	modprobe virtio_console
+	i=0
+	while [ ! -e /dev/hvc0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	RES=/dev/hvc0
+	;;
+esac
+exec 3>"$RES"
+echo "TB-BOOT $(uname -r)" >&3
+
+[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
+
+failures=0
+while read -r name timeout args; do
+	case "$name" in ''|'#'*) continue ;; esac
+	echo "=== tracebuf test $name"
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	timeout "$timeout" "/tests/$name" $args </dev/null 2>&1
+	rc=$?
+	end=$(date +%s)
+	case $rc in
+	0) verdict=pass ;;
+	77) verdict=skip ;;
+	*) verdict=fail; failures=$((failures + 1)) ;;
+	esac
+	echo "=== tracebuf test $name: $verdict (rc $rc)"
+	echo "TB-RESULT $name $verdict $rc $((end - start))" >&3
+done </tests/plan
+
+# kmemleak only reports objects older than 5 s, and needs two scans to be
+# sure an object is unreferenced.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan >/sys/kernel/debug/kmemleak
+	n=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
+	if [ "$n" -gt 0 ]; then
+		echo "=== kmemleak report"
+		cat /sys/kernel/debug/kmemleak
+		echo "TB-KMEMLEAK $n" >&3
+		failures=$((failures + 1))
+	fi
+fi
+
+echo "TB-DONE $failures" >&3
+exec 3>&-
+sync
+[ $failures -gt 100 ] && failures=100
+/tests/tb-poweroff $failures
+poweroff -f

@@ -1,0 +1,178 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot one guest and judge it.
+#
+#   run-guest.sh [--expect CLASS] [--timeout S] [--id ID] CONFIG PLAN OUTDIR
+#
+# PLAN lists the tests to run ("name timeout [args]" per line). The guest
+# image is built from build/guest/CONFIG (see build-guest.sh). Prints one
+# line per result, "PASS <id>/<test>" or "FAIL <id>/<test>", and one for the
+# run itself ("<id>/guest-clean": the guest finished, reported, powered off,
+# and its console holds no WARNING/BUG/Oops/KASAN/UBSAN/lockdep/kmemleak).
+#
+# With --expect CLASS the run is a harness self-test: the guest is meant to
+# fail in that way (oops, warning, kasan, atomic, leak, hang), and the single
+# result line "<id>/harness-catches-CLASS" passes only if the harness saw it.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+expect=
+timeout_s=300
+id=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--expect) expect=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--id) id=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+cfg=$1 plan=$2 out=$3
+id=${id:-$cfg}
+arch=$(tb_cfg_arch "$cfg")
+kver=$(tb_cfg_get "$cfg" KVER)
+kernel=$(tb_cfg_get "$cfg" KERNEL)
+kroot=$(tb_cfg_dir "$cfg")/root
+b=$(tb_build_dir "$cfg")
+[ -f "$b/KVER" ] || tb_die "$cfg: guest artifacts not built (build-guest.sh $cfg)"
+
+rm -rf "$out"
+mkdir -p "$out"
+r=$out/initrd-root
+mkdir -p "$r"/{bin,sbin,etc,proc,sys,dev,tmp,tests,lib/modules/"$kver"}
+
+# busybox for the guest's architecture
+if [ "$arch" = arm64 ]; then
+	cp "$kroot/bin/busybox" "$r/bin/busybox"
+else
+	cp /bin/busybox "$r/bin/busybox"
+fi
+install -m 755 "$TB_TOP/tests/harness/guest-init.sh" "$r/init"
+cp -a "$b/bin/." "$r/tests/"
+cp -a "$b/ko/." "$r/lib/modules/$kver/"
+grep -v '^[[:space:]]*#' "$plan" | grep -v '^[[:space:]]*$' >"$r/tests/plan" || true
+
+mods=$r/lib/modules/$kver
+if [ "$cfg" = x86_64-debug ]; then
+	kobj=$(tb_cfg_get "$cfg" KDIR)
+	cp "$kobj/modules.builtin" "$kobj/modules.builtin.modinfo" "$kobj/modules.order" "$mods/" 2>/dev/null || true
+else
+	cp "$kroot/lib/modules/$kver/modules.builtin" "$kroot/lib/modules/$kver/modules.builtin.modinfo" \
+		"$kroot/lib/modules/$kver/modules.order" "$mods/"
+fi
+if [ "$arch" = arm64 ]; then
+	# The result channel is a virtio console: bring its modules along.
+	for m in drivers/virtio drivers/char/virtio_console.ko; do
+		for f in $(cd "$kroot/lib/modules/$kver/kernel" && find $m -name '*.ko*'); do
+			mkdir -p "$mods/kernel/$(dirname "$f")"
+			case "$f" in
+			*.xz) xz -dc "$kroot/lib/modules/$kver/kernel/$f" >"$mods/kernel/${f%.xz}" ;;
+			*) cp "$kroot/lib/modules/$kver/kernel/$f" "$mods/kernel/$f" ;;
+			esac
+		done
+	done
+fi
+depmod -b "$r" "$kver" || tb_die "depmod failed"
+cat >"$r/etc/tb-guest.conf" <<CONF
+TB_ARCH=$arch
+TB_CONFIG=$cfg
+TB_VERSION=$(tb_version)
+TB_DKMS=$(tb_cfg_dkms "$cfg" && echo 1 || echo 0)
+CONF
+(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initrd.gz"
+rm -rf "$r"
+
+append="panic=-1 oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=5"
+case "$arch" in
+x86_64)
+	mem=512
+	[ "$cfg" = x86_64-debug ] && mem=1024
+	qemu=(qemu-system-x86_64 -accel tcg -cpu max -m $mem -smp 2 -nodefaults
+		-display none -no-reboot -kernel "$kernel" -initrd "$out/initrd.gz"
+		-append "console=ttyS0 $append"
+		-serial "file:$out/console.log" -serial "file:$out/result.log"
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	;;
+arm64)
+	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg -m 512
+		-smp 2 -nodefaults -display none -no-reboot -kernel "$kernel"
+		-initrd "$out/initrd.gz"
+		-semihosting-config enable=on,target=native,userspace=on
+		-append "console=ttyAMA0 $append"
+		-serial "file:$out/console.log"
+		-device virtio-serial-device -chardev "file,id=res,path=$out/result.log"
+		-device virtconsole,chardev=res)
+	;;
+esac
+start=$(date +%s)
+timeout -k 5 "$timeout_s" "${qemu[@]}" </dev/null >"$out/qemu.log" 2>&1
+qrc=$?
+secs=$(($(date +%s) - start))
+tr -d '\r' <"$out/result.log" >"$out/result.txt" 2>/dev/null || : >"$out/result.txt"
+tr -d '\r' <"$out/console.log" >"$out/console.txt" 2>/dev/null || : >"$out/console.txt"
+
+# What went wrong, by class.
+classes=()
+con=$out/console.txt
+grep -Eq 'Oops|general protection fault|BUG: kernel NULL pointer|BUG: unable to handle' "$con" && classes+=(oops)
+grep -Eq 'WARNING:' "$con" && classes+=(warning)
+grep -Eq 'BUG: KASAN:' "$con" && classes+=(kasan)
+grep -Eq 'UBSAN:' "$con" && classes+=(ubsan)
+grep -Eq 'sleeping function called from invalid context|scheduling while atomic' "$con" && classes+=(atomic)
+grep -Eq 'circular locking|recursive locking|inconsistent lock state|bad unlock balance|suspicious RCU usage|lock held when returning' "$con" && classes+=(lockdep)
+grep -Eq 'BUG:|Kernel panic|soft lockup|blocked for more than|detected stall' "$con" && classes+=(bug)
+grep -q '^TB-KMEMLEAK' "$out/result.txt" && classes+=(leak)
+# QEMU's exit code is (guest status << 1) | 1 when the guest powered off
+# itself; the guest's failures are already in the result lines.
+case $qrc in
+124 | 137) classes+=(hang) ;;
+0) classes+=(died) ;;	# panicked or powered off without reporting
+*) [ $((qrc & 1)) = 1 ] || classes+=("exit$qrc") ;;
+esac
+grep -q '^TB-DONE' "$out/result.txt" || classes+=(incomplete)
+echo "${classes[*]:-}" >"$out/classes"
+
+excerpt() {
+	echo "----- $id: console excerpt ($out/console.txt) -----"
+	if grep -Eqn 'WARNING:|BUG:|Oops|KASAN|UBSAN|Kernel panic|locking|sleeping function|lockup|stall' "$con"; then
+		grep -En -m1 'WARNING:|BUG:|Oops|KASAN|UBSAN|Kernel panic|locking|sleeping function|lockup|stall' "$con" |
+			cut -d: -f1 | { read -r n; sed -n "$((n > 10 ? n - 10 : 1)),$((n + 40))p" "$con"; }
+	else
+		tail -n 40 "$con"
+	fi
+	if grep -q '^TB-KMEMLEAK' "$out/result.txt"; then
+		sed -n '/=== kmemleak report/,$p' "$con" | head -n 40
+	fi
+	echo "----- end of excerpt -----"
+}
+
+if [ -n "$expect" ]; then
+	case " ${classes[*]:-} " in
+	*" $expect "*)
+		echo "PASS $id/harness-catches-$expect (${secs}s; saw: ${classes[*]})" ;;
+	*)
+		echo "FAIL $id/harness-catches-$expect (${secs}s; saw: ${classes[*]:-nothing})"
+		excerpt ;;
+	esac
+	exit 0
+fi
+
+# Normal run: one line per planned test, then the run's own verdict.
+while read -r name _; do
+	line=$(grep "^TB-RESULT $name " "$out/result.txt" | tail -n1)
+	verdict=$(echo "$line" | awk '{print $3}')
+	case "$verdict" in
+	pass) echo "PASS $id/$name ($(echo "$line" | awk '{print $5}')s)" ;;
+	skip) echo "SKIP $id/$name" ;;
+	fail) echo "FAIL $id/$name (rc $(echo "$line" | awk '{print $4}'))"
+		sed -n "/^=== tracebuf test $name\$/,/^=== tracebuf test $name: /p" "$con" | tail -n 30 ;;
+	*) echo "FAIL $id/$name (no result: the guest did not get there)" ;;
+	esac
+done < <(grep -v '^[[:space:]]*#' "$plan" | grep -v '^[[:space:]]*$')
+
+if [ ${#classes[@]} -eq 0 ]; then
+	echo "PASS $id/guest-clean (${secs}s)"
+else
+	echo "FAIL $id/guest-clean (${secs}s; ${classes[*]})"
+	excerpt
+fi

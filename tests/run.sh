@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The tracebuf test runner: native unit tests, builds for every kernel,
+# lint, and the guest suite on every configuration. Every result is one
+# line, "PASS name" or "FAIL name" (or "SKIP name"); the run closes with
+# "N passed, N failed, N skipped" and exits non-zero if anything failed.
+#
+#   tests/run.sh            everything (make check)
+#   tests/run.sh --quick    unit tests + the x86_64 6.1 guest (make check-quick)
+#   tests/run.sh --config C only guest configuration C (repeatable)
+set -uo pipefail
+. "$(dirname "$0")/harness/lib.sh"
+
+quick=0
+configs=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1; shift ;;
+	--config) configs+=("$2"); shift 2 ;;
+	*) tb_die "unknown option $1" ;;
+	esac
+done
+if [ ${#configs[@]} -eq 0 ]; then
+	if [ $quick = 1 ]; then
+		configs=(x86_64-6.1)
+	else
+		configs=(x86_64-6.1 x86_64-6.12 arm64-6.1 arm64-6.12 x86_64-debug)
+	fi
+fi
+
+out=$TB_TOP/build/results
+rm -rf "$out"
+mkdir -p "$out"
+log=$out/results.txt
+: >"$log"
+
+# Print a result line and keep it for the summary.
+result() { echo "$*" | tee -a "$log"; }
+collect() { # filter: pass result lines through, keep them, show the rest
+	while IFS= read -r line; do
+		case "$line" in
+		PASS\ * | FAIL\ * | SKIP\ *) result "$line" ;;
+		*) echo "$line" ;;
+		esac
+	done
+}
+
+# 1. Native unit tests.
+echo "== unit tests"
+make -s -C "$TB_TOP/tests/unit" check O="$TB_TOP/build/unit" 2>&1 | collect
+
+# 2. Lint (checkpatch --strict, sparse).
+echo "== lint"
+make -s -C "$TB_TOP" lint-results 2>&1 | collect
+
+# 3. Per configuration: build (zero warnings; DKMS where applicable), then
+#    the guest suite.
+for cfg in "${configs[@]}"; do
+	echo "== $cfg"
+	if [ "$cfg" = x86_64-debug ]; then
+		if ! "$TB_TOP/tests/harness/debug-kernel.sh"; then
+			result "FAIL $cfg/kernel-build"
+			continue
+		fi
+	fi
+	if "$TB_TOP/tests/harness/build-guest.sh" "$cfg" >"$out/$cfg-build.out" 2>&1; then
+		what=build
+		tb_cfg_dkms "$cfg" && what=dkms-build
+		warn=$(grep -E 'warning:|error:' "$(tb_build_dir "$cfg")/build.log" | grep -v 'Skipping BTF' || true)
+		if [ -n "$warn" ]; then
+			result "FAIL $cfg/$what-zero-warnings"
+			echo "$warn" | head -n 20
+		else
+			result "PASS $cfg/$what-zero-warnings"
+		fi
+	else
+		result "FAIL $cfg/build"
+		tail -n 30 "$out/$cfg-build.out"
+		continue
+	fi
+
+	plan=$out/$cfg.plan
+	awk -v c="$cfg" '!/^[[:space:]]*#/ && NF >= 3 {
+		n = split($3, cs, ","); ok = 0
+		for (i = 1; i <= n; i++) if (cs[i] == "all" || cs[i] == c) ok = 1
+		if (ok) { line = $1 " " $2; for (i = 4; i <= NF; i++) line = line " " $i; print line }
+	}' "$TB_TOP/tests/guest/plan" >"$plan"
+	to=600
+	[ "$cfg" = x86_64-debug ] && to=1500
+	"$TB_TOP/tests/harness/run-guest.sh" --timeout $to "$cfg" "$plan" "$out/$cfg" | collect
+
+	# The harness proves itself: each failure class it must catch.
+	case "$cfg" in
+	x86_64-debug) classes="oops warning kasan atomic leak hang" ;;
+	x86_64-6.1) classes="oops warning" ;;
+	*) classes="" ;;
+	esac
+	for c in $classes; do
+		echo "provoke 60 $c" >"$out/provoke-$c.plan"
+		to=120
+		[ $c = hang ] && to=60
+		[ "$cfg" = x86_64-debug ] && to=$((to + 60))
+		"$TB_TOP/tests/harness/run-guest.sh" --expect $c --timeout $to --id "$cfg" \
+			"$cfg" "$out/provoke-$c.plan" "$out/$cfg-provoke-$c" | collect
+	done
+done
+
+pass=$(grep -c '^PASS ' "$log")
+fail=$(grep -c '^FAIL ' "$log")
+skip=$(grep -c '^SKIP ' "$log")
+echo
+if [ "$fail" -gt 0 ]; then
+	echo "Failed:"
+	grep '^FAIL ' "$log" | sed 's/^/  /'
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The tool's command line: exit codes and messages, without the module.
+#   tool_args.sh TRACEBUF VERSION TMPDIR
+set -u
+tool=$1 version=$2 t=$3
+fail=0
+
+# expect STATUS PATTERN ENV ARGS...: PATTERN (grep, on stdout and stderr)
+# may be ''; ENV is one VAR=value for the tool or '-'.
+expect() {
+	want=$1 pattern=$2 envvar=$3
+	shift 3
+	[ "$envvar" = - ] && envvar=TB_UNIT=1
+	env "$envvar" "$tool" "$@" >"$t/out" 2>"$t/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "tracebuf $*: exit $got, expected $want"
+		cat "$t/out" "$t/err"
+		fail=1
+	elif [ -n "$pattern" ] && ! cat "$t/out" "$t/err" | grep -q -- "$pattern"; then
+		echo "tracebuf $*: output lacks '$pattern':"
+		cat "$t/out" "$t/err"
+		fail=1
+	fi
+}
+
+expect 2 "Usage:" -
+[ -s "$t/out" ] && { echo "usage without arguments went to stdout"; fail=1; }
+expect 2 "unknown command 'bogus'" - bogus
+expect 2 "unknown option '--bogus'" - --bogus
+expect 0 "^tracebuf $version\$" - --version
+expect 0 "^tracebuf $version\$" - version
+expect 0 "Usage:" - help
+expect 0 "Usage:" - --help
+expect 0 "Usage:" - -h
+expect 2 "unknown option '--bogus'" - info --bogus
+expect 2 "unknown option '-x'" - info -x
+expect 2 "unexpected argument 'extra'" - info extra
+expect 1 "modprobe tracebuf" TRACEBUF_DEVICE=/nonexistent info
+grep -q "^tracebuf: cannot open /nonexistent: " "$t/err" || { echo "no 'cannot open' line"; fail=1; }
+expect 1 "not a tracebuf device" TRACEBUF_DEVICE=/dev/null info
+exit $fail

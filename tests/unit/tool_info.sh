@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# 'tracebuf info' output, text and JSON, against the fake GET_INFO
+# (fake_ioctl.so preloaded; TRACEBUF_DEVICE=/dev/null).
+#   tool_info.sh TRACEBUF FAKE_IOCTL_SO VERSION TMPDIR
+set -u
+tool=$1 fake=$2 version=$3 t=$4
+fail=0
+no() { echo "not ok: $*"; fail=1; }
+
+run() { # BACKENDS MODULE_VERSION ARGS...
+	n=$1 v=$2
+	shift 2
+	TRACEBUF_DEVICE=/dev/null LD_PRELOAD=$fake FAKE_TB_BACKENDS=$n FAKE_TB_VERSION=$v \
+		"$tool" "$@" >"$t/out" 2>"$t/err" || no "tracebuf $* exited $? ($(cat "$t/err"))"
+	cat "$t/out"
+}
+
+has() { grep -qxF -- "$1" "$t/out" || no "no line '$1'"; }
+
+run 0 1.2.3 info
+has "module version: 1.2.3"
+has "abi version: 1"
+has "page size: 4096"
+has "nr_cpu_ids: 8"
+has "tool version: $version"
+has "backends: none (no Intel PT or CoreSight hardware found, and no emulator loaded)"
+
+run 2 1.2.3 info
+has "backends: 2"
+has "  intel_pt: id 1, flags 0x0, nr_cpus 4, caps_size 64"
+has "  coresight: id 2, flags 0x1 (emulated), nr_cpus 4, caps_size 65"
+
+# More backends than the tool's first guess: it asks again for all of them.
+run 11 1.2.3 info
+[ "$(grep -c '^  [a-z_]*: id' "$t/out")" = 11 ] || no "not 11 backends listed"
+
+run 0 1.2.3 info --json
+has "{\"module_version\":\"1.2.3\",\"abi_version\":1,\"page_size\":4096,\"nr_cpu_ids\":8,\"tool_version\":\"$version\",\"backends\":[]}"
+
+run 2 'q"b\s' info --json
+has '{"module_version":"q\"b\\s","abi_version":1,"page_size":4096,"nr_cpu_ids":8,"tool_version":"'"$version"'","backends":[{"name":"intel_pt","id":1,"flags":0,"emulated":false,"nr_cpus":4,"caps_size":64},{"name":"coresight","id":2,"flags":1,"emulated":true,"nr_cpus":4,"caps_size":65}]}'
+if command -v python3 >/dev/null; then
+	for n in 0 3; do
+		run $n "$(printf 'a\tb"\\\001')" info --json >/dev/null
+		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["module_version"]=="a\tb\"\\\x01", d; assert len(d["backends"])==int(sys.argv[2])' \
+			"$t/out" $n || no "invalid JSON or wrong values ($n backends)"
+	done
+fi
+exit $fail

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR MIT) */
+/*
+ * Error text, library version and backend names. Everything returned here
+ * is a string constant: callable from any thread, never freed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "lib.h"
+
+const char *tracebuf_version(void)
+{
+	return TRACEBUF_VERSION;
+}
+
+/* What the usual failures mean for a tracebuf user, and what to do. */
+static const char *tb_hint(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return TRACEBUF_DEVICE " not found: is the module loaded? (modprobe tracebuf)";
+	case EACCES:
+	case EPERM:
+		return "permission denied: " TRACEBUF_DEVICE " is root-only unless the "
+		       "opt-in udev rule (60-tracebuf.rules) is installed and you are "
+		       "in group 'tracebuf'";
+	case ENOTTY:
+		return "not a tracebuf device or module too old";
+	case ENODEV:
+		return "no trace backend: no Intel PT or CoreSight hardware found, "
+		       "and no emulator loaded";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * strerror() may format unknown values into a shared buffer;
+ * strerrordesc_np() (glibc 2.32) only returns constants.
+ */
+static const char *tb_libc_text(int err)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+	const char *text = strerrordesc_np(err);
+
+	return text ? text : "unknown error";
+#else
+	return strerror(err);
+#endif
+}
+
+const char *tracebuf_strerror(int err)
+{
+	const char *hint;
+
+	if (err == INT_MIN)
+		return "unknown error";
+	if (err < 0)
+		err = -err;
+	hint = tb_hint(err);
+	return hint ? hint : tb_libc_text(err);
+}
+
+const char *tracebuf_backend_name(unsigned int id)
+{
+	switch (id) {
+	case TRACEBUF_BACKEND_NONE:
+		return "none";
+	case TRACEBUF_BACKEND_INTEL_PT:
+		return "intel_pt";
+	case TRACEBUF_BACKEND_CORESIGHT:
+		return "coresight";
+	default:
+		return "unknown";
+	}
+}
