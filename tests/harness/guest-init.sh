@@ -15,7 +15,8 @@
 #   TB-DONE <failures>
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
-export PATH=/tests:/sbin:/bin:/usr/sbin:/usr/bin
+# /tests last: test programs must never shadow busybox applets.
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin:/tests
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
