@@ -40,6 +40,14 @@ arm64)
 	RES=/dev/hvc0
 	;;
 esac
+# The node can appear before its port is ready (ENODEV): retry for a while.
+# Probe in a subshell: a failed redirection on 'exec' would end /init.
+i=0
+until (: >"$RES") 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { echo "tracebuf: no result channel $RES"; poweroff -f; }
+	sleep 0.1
+done
 exec 3>"$RES"
 echo "TB-BOOT $(uname -r)" >&3
 

@@ -62,8 +62,8 @@ else
 fi
 if [ "$arch" = arm64 ]; then
 	# The result channel is a virtio console: bring its modules along.
-	for m in drivers/virtio drivers/char/virtio_console.ko; do
-		for f in $(cd "$kroot/lib/modules/$kver/kernel" && find $m -name '*.ko*'); do
+	for m in drivers/virtio drivers/char; do
+		for f in $(cd "$kroot/lib/modules/$kver/kernel" && find $m -name 'virtio*.ko*'); do
 			mkdir -p "$mods/kernel/$(dirname "$f")"
 			case "$f" in
 			*.xz) xz -dc "$kroot/lib/modules/$kver/kernel/$f" >"$mods/kernel/${f%.xz}" ;;
