@@ -20,4 +20,29 @@
 #error "tracebuf needs Linux 6.1 or later"
 #endif
 
+#include <linux/mm.h>
+
+/* vm_flags became read-only behind vm_flags_set()/vm_flags_clear() in 6.3. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+static inline void tb_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vm_flags_set(vma, flags);
+}
+
+static inline void tb_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vm_flags_clear(vma, flags);
+}
+#else
+static inline void tb_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+
+static inline void tb_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
+#endif
+
 #endif /* _TRACEBUF_COMPAT_H */

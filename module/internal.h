@@ -7,7 +7,10 @@
 #define _TRACEBUF_INTERNAL_H
 
 #include <linux/types.h>
+#include <linux/fs.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/wait.h>
 #include <tracebuf.h>
 
 #include "compat.h"
@@ -18,11 +21,56 @@
  * One open file of /dev/tracebuf. It owns whatever the session sets up and
  * is freed at release; the file reference keeps it alive for every ioctl.
  */
-struct tb_session {
-	struct mutex lock;	/* serialises ioctls on this session */
+struct tb_ring;
+struct tb_backend;
+
+/* How the consumer reads the data ring: chosen once, then exclusive. */
+enum tb_consumer {
+	TB_CONSUMER_NONE,
+	TB_CONSUMER_MMAP,
+	TB_CONSUMER_READ,
 };
+
+struct tb_session {
+	/*
+	 * Serialises SETUP, ring creation and mmap. Taken inside mmap_lock
+	 * (mmap runs under it), so nothing may touch user memory while
+	 * holding it: ioctls copy in and out before and after.
+	 */
+	struct mutex lock;
+	/* Serialises read() callers: there is one tail owner. */
+	struct mutex read_lock;
+	bool setup_done;		/* under lock */
+	struct tracebuf_setup setup;	/* under lock; constant once ring exists */
+	const struct tb_backend *backend; /* NULL: data ring only */
+	int node;			/* NUMA node of the traced CPU(s) */
+	/*
+	 * Created once, under lock, and never replaced or freed before
+	 * release: readers outside the lock use smp_load_acquire(), paired
+	 * with the smp_store_release() that publishes it.
+	 */
+	struct tb_ring *ring;
+	atomic_t consumer;		/* enum tb_consumer, set by cmpxchg */
+	wait_queue_head_t wq;		/* poll and read() sleep here */
+	struct fasync_struct *fasync;	/* SIGIO, under fasync_helper's rules */
+	struct file *file;		/* for tests-only producers' references */
+};
+
+/* main.c */
+extern const struct file_operations tb_fops;
 
 /* info.c */
 long tb_ioctl_get_info(struct tb_session *s, void __user *arg);
+
+/* session.c */
+long tb_ioctl_setup(struct tb_session *s, void __user *arg);
+long tb_ioctl_user_marker(struct tb_session *s, void __user *arg);
+int tb_session_mmap(struct tb_session *s, struct vm_area_struct *vma);
+ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
+			bool nonblock);
+__poll_t tb_session_poll(struct tb_session *s, struct file *file,
+			 struct poll_table_struct *wait);
+bool tb_session_has_waiters(struct tb_session *s);
+void tb_session_wake(struct tb_session *s, int band);
 
 #endif /* _TRACEBUF_INTERNAL_H */

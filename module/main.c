@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "backend.h"
+#include "ring.h"
 
 static int tb_open(struct inode *inode, struct file *file)
 {
@@ -23,6 +24,10 @@ static int tb_open(struct inode *inode, struct file *file)
 	if (!s)
 		return -ENOMEM;
 	mutex_init(&s->lock);
+	mutex_init(&s->read_lock);
+	init_waitqueue_head(&s->wq);
+	atomic_set(&s->consumer, TB_CONSUMER_NONE);
+	s->file = file;
 	file->private_data = s;
 	return nonseekable_open(inode, file);
 }
@@ -31,9 +36,36 @@ static int tb_release(struct inode *inode, struct file *file)
 {
 	struct tb_session *s = file->private_data;
 
+	/* Last reference: no mapping, producer or ioctl can reach s now. */
+	tb_ring_free(s->ring);
+	mutex_destroy(&s->read_lock);
 	mutex_destroy(&s->lock);
 	kfree(s);
 	return 0;
+}
+
+static int tb_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return tb_session_mmap(file->private_data, vma);
+}
+
+static ssize_t tb_read(struct file *file, char __user *buf, size_t len,
+		       loff_t *ppos)
+{
+	return tb_session_read(file->private_data, buf, len,
+			       file->f_flags & O_NONBLOCK);
+}
+
+static __poll_t tb_poll(struct file *file, struct poll_table_struct *wait)
+{
+	return tb_session_poll(file->private_data, file, wait);
+}
+
+static int tb_fasync(int fd, struct file *file, int on)
+{
+	struct tb_session *s = file->private_data;
+
+	return fasync_helper(fd, file, on, &s->fasync);
 }
 
 static long tb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -44,15 +76,23 @@ static long tb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case TRACEBUF_IOC_GET_INFO:
 		return tb_ioctl_get_info(s, uarg);
+	case TRACEBUF_IOC_SETUP:
+		return tb_ioctl_setup(s, uarg);
+	case TRACEBUF_IOC_USER_MARKER:
+		return tb_ioctl_user_marker(s, uarg);
 	default:
 		return -ENOTTY;
 	}
 }
 
-static const struct file_operations tb_fops = {
+const struct file_operations tb_fops = {
 	.owner		= THIS_MODULE,	/* pins the module while a file is open */
 	.open		= tb_open,
 	.release	= tb_release,
+	.read		= tb_read,
+	.poll		= tb_poll,
+	.mmap		= tb_mmap,
+	.fasync		= tb_fasync,
 	.unlocked_ioctl	= tb_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

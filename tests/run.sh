@@ -59,8 +59,7 @@ for cfg in x86_64-6.1 arm64-6.1; do
 	d=$TB_TOP/build/toplevel/$cfg
 	rm -rf "$d"
 	mkdir -p "$d"
-	(cd "$TB_TOP" && git ls-files -z 2>/dev/null | xargs -0 cp --parents -t "$d" 2>/dev/null) ||
-		cp -a "$TB_TOP"/{Makefile,dkms.conf,module,include,userspace,tests} "$d/"
+	cp -a "$TB_TOP"/{Makefile,dkms.conf,module,include,userspace,tests} "$d/"
 	args=(KDIR="$(tb_cfg_get "$cfg" KDIR)")
 	want=x86-64
 	if [ "$(tb_cfg_arch "$cfg")" = arm64 ]; then

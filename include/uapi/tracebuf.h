@@ -95,4 +95,276 @@ struct tracebuf_info {
 #define TRACEBUF_IOC_GET_INFO \
 	_IOC(_IOC_READ | _IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x00, TRACEBUF_INFO_SIZE_VER0)
 
+/* ------------------------------------------------------------------------
+ * Sessions
+ *
+ * An open file of /dev/tracebuf is one session. SETUP says what it traces;
+ * mmap at offset 0 then creates the control page and the data ring (or
+ * SETUP.data_size creates the ring for read() consumers).
+ */
+
+/* What a session traces (struct tracebuf_setup.target). */
+enum tracebuf_target {
+	TRACEBUF_TARGET_CPU	= 1,	/* one CPU: tracebuf_setup.cpu */
+	TRACEBUF_TARGET_CPUSET	= 2,	/* CPUs feeding one shared sink: cpuset_ptr */
+	/* 3 is reserved for a per-task mode. */
+};
+
+/* Backend names with a special meaning in tracebuf_setup.backend. */
+#define TRACEBUF_BACKEND_AUTO	"auto"	/* the first backend present ("" too) */
+#define TRACEBUF_BACKEND_DATA	"none"	/* data ring only: markers, test producers */
+
+/*
+ * TRACEBUF_IOC_SETUP - configure the session.
+ *
+ * cpuset_ptr points at a CPU bitmap of cpuset_size bytes (a multiple of 8,
+ * at most 1024): __u64 words, bit n of word w is CPU 64 * w + n.
+ *
+ * data_size, when not zero, allocates the data ring now (bytes, a power of
+ * two number of pages, at most TRACEBUF_DATA_SIZE_MAX); the first mmap must
+ * then use it. When zero, the first mmap decides the size.
+ *
+ * Errors:
+ *  -EFAULT  the struct or the CPU bitmap is not accessible
+ *  -EINVAL  size < TRACEBUF_SETUP_SIZE_VER0; unknown flags; a reserved field
+ *           not zero; unknown target; CPU not possible or not online; empty
+ *           or malformed CPU set; backend name not NUL-terminated; bad
+ *           data_size; a watermark larger than the ring
+ *  -E2BIG   size > what the kernel knows with non-zero extra bytes
+ *  -ENODEV  no such backend present ("auto" with none present)
+ *  -EBUSY   the session's ring is mapped or has been read: SETUP is final
+ *  -ENOMEM  no memory for the ring
+ */
+struct tracebuf_setup {
+	__u32	size;			/* sizeof(struct tracebuf_setup) */
+	__u32	flags;			/* none defined yet: must be 0 */
+	__u32	target;			/* enum tracebuf_target */
+	__u32	cpu;			/* TRACEBUF_TARGET_CPU */
+	__u64	cpuset_ptr;		/* TRACEBUF_TARGET_CPUSET */
+	__u32	cpuset_size;
+	__u32	wakeup_events;		/* wake every N records; 0: watermark only */
+	__u64	data_watermark;		/* wake at this many unread bytes; 0: half */
+	__u64	aux_watermark;		/* wake at this many unread AUX bytes; 0: half */
+	__u64	data_size;		/* 0, or the data ring size in bytes */
+	char	backend[TRACEBUF_NAME_LEN];	/* "auto", "none", "intel_pt", ... */
+	__u64	reserved[4];
+};
+
+#define TRACEBUF_SETUP_SIZE_VER0	104
+#define TRACEBUF_DATA_SIZE_MAX		(1ULL << 30)
+
+#define TRACEBUF_IOC_SETUP \
+	_IOC(_IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x01, TRACEBUF_SETUP_SIZE_VER0)
+
+/*
+ * The mapping at offset 0.
+ *
+ *   offset 0                    the control page (struct tracebuf_ctl)
+ *   offset page_size            the data ring, data_size bytes
+ *   offset page_size+data_size  the same data pages again
+ *
+ * so the mapping length is exactly page_size + 2 * data_size, where
+ * data_size is 2^n pages (n >= 0). A record is always contiguous: a reader
+ * at data_offset + (tail & (data_size - 1)) can read the whole record
+ * without caring about the wrap. Any other length, a private mapping
+ * (-EINVAL), PROT_EXEC (-EPERM), partial munmap (-EINVAL) and mremap growth
+ * are refused; the mapping is not inherited across fork.
+ *
+ * Writable mapping: the consumer owns data_tail and must store it with
+ * release semantics after reading. Read-only mapping: the consumer never
+ * moves data_tail, so the ring fills once and every later record is
+ * counted as lost (records_lost, and a LOST record can no longer fit):
+ * nothing is ever overwritten behind a reader's back.
+ *
+ * Barrier protocol (the kernel side is documented in module/ring.c):
+ *   consumer: head = load_acquire(data_head)       (pairs with the writer's publish)
+ *             c = load_acquire(record->commit)     (pairs with the writer's commit)
+ *             if c != tracebuf_commit_tag(tail): stop (not yet committed)
+ *             read the record
+ *             store_release(data_tail, tail + size) (pairs with the writer's space check)
+ */
+struct tracebuf_ctl {
+	/* Kernel-written when the ring is created, then constant. */
+	__u32	abi_version;
+	__u32	ctl_size;		/* sizeof(struct tracebuf_ctl) */
+	__u32	page_size;
+	__u32	flags;			/* TRACEBUF_CTL_F_* */
+	__u64	data_offset;		/* page_size */
+	__u64	data_size;		/* bytes, 2^n pages */
+	__u32	clock_id;		/* CLOCK_MONOTONIC: record time base */
+	__u32	reserved0;
+	__u8	pad0[128 - 40];
+
+	/* Kernel-written: bytes reserved so far (free-running, monotonic). */
+	__u64	data_head;
+	__u8	pad1[128 - 8];
+
+	/* Consumer-written: bytes consumed so far (free-running). */
+	__u64	data_tail;
+	__u8	pad2[128 - 8];
+
+	/* Kernel-written: AUX ring head (the AUX issue). */
+	__u64	aux_head;
+	__u8	pad3[128 - 8];
+
+	/* Consumer-written: AUX tail, and where to map the AUX ring. */
+	__u64	aux_tail;
+	__u64	aux_offset;
+	__u64	aux_size;
+	__u8	pad4[128 - 24];
+
+	/* Kernel-written counters. */
+	__u64	records_written;	/* committed records, LOST records excluded */
+	__u64	records_lost;		/* records that did not fit */
+	__u64	wakeups;		/* wakeups sent (poll/epoll/SIGIO) */
+	__u64	reserved1[13];
+};
+
+#define TRACEBUF_CTL_F_READONLY	(1U << 0)	/* read-only mapping: no tail */
+
+/*
+ * Records. Every record starts with this 24-byte prefix; its size is a
+ * multiple of 8 and at most data_size. 'commit' is written last, with
+ * release semantics: a record is complete when its commit word equals
+ * tracebuf_commit_tag() of its position (bytes from the start of the
+ * stream), so stale bytes of an earlier lap are not taken for a record.
+ * time: CLOCK_MONOTONIC nanoseconds (ktime_get_mono_fast_ns); compare with
+ * clock_gettime(CLOCK_MONOTONIC) in userspace.
+ */
+struct tracebuf_rec_header {
+	__u32	size;			/* bytes, this header included */
+	__u16	type;			/* enum tracebuf_rec_type */
+	__u16	flags;			/* TRACEBUF_REC_F_* */
+};
+
+struct tracebuf_record {
+	struct tracebuf_rec_header hdr;
+	__u32	commit;			/* tracebuf_commit_tag(position) */
+	__u32	cpu;			/* CPU that wrote the record */
+	__u64	time;			/* CLOCK_MONOTONIC ns */
+};
+
+/*
+ * A hash of the position, so that neither zeroed pages nor small integers
+ * left in stale payload look committed; never zero.
+ */
+static inline __u32 tracebuf_commit_tag(__u64 pos)
+{
+	return (__u32)((pos * 0x9E3779B97F4A7C15ULL) >> 32) | 1U;
+}
+
+/* tracebuf_rec_header.flags */
+#define TRACEBUF_REC_F_DISCARD	(1U << 0)	/* skip: reserved and discarded */
+
+enum tracebuf_rec_type {
+	TRACEBUF_REC_LOST		= 1,
+	TRACEBUF_REC_AUX		= 2,
+	TRACEBUF_REC_ITRACE_START	= 3,
+	TRACEBUF_REC_CONFIG		= 4,
+	TRACEBUF_REC_USER		= 5,
+	TRACEBUF_REC_TEST		= 0x7f00,	/* tests-only producers */
+};
+
+/* Records that did not fit since the previous LOST record. */
+struct tracebuf_rec_lost {
+	struct tracebuf_record r;
+	__u64	count;
+	__u32	reason;			/* enum tracebuf_lost_reason */
+	__u32	reserved;
+};
+
+enum tracebuf_lost_reason {
+	TRACEBUF_LOST_RING_FULL	= 1,
+};
+
+/* A span of the AUX ring the hardware wrote (the AUX issue). */
+struct tracebuf_rec_aux {
+	struct tracebuf_record r;
+	__u64	aux_offset;
+	__u64	aux_size;
+	__u64	flags;			/* TRACEBUF_AUX_F_* */
+};
+
+#define TRACEBUF_AUX_F_TRUNCATED	(1ULL << 0)	/* data lost: ring full */
+#define TRACEBUF_AUX_F_OVERWRITE	(1ULL << 1)	/* snapshot mode wrap */
+#define TRACEBUF_AUX_F_PARTIAL		(1ULL << 2)	/* gaps in the trace */
+#define TRACEBUF_AUX_F_COLLISION	(1ULL << 3)	/* another owner took the hw */
+
+struct tracebuf_rec_itrace_start {
+	struct tracebuf_record r;
+	__u32	pid;
+	__u32	tid;
+};
+
+/* A new driver configuration took effect here; text is NUL-terminated. */
+struct tracebuf_rec_config {
+	struct tracebuf_record r;
+	__u64	generation;
+	__u32	changed;		/* backend-defined mask of what changed */
+	__u32	len;			/* bytes of text that follow, NUL included */
+};
+
+/* A marker written by userspace through TRACEBUF_IOC_USER_MARKER. */
+struct tracebuf_rec_user {
+	struct tracebuf_record r;
+	__u64	cookie;
+	__u32	len;			/* bytes of data that follow */
+	__u32	reserved;
+};
+
+/* Written by tests-only producers. */
+struct tracebuf_rec_test {
+	struct tracebuf_record r;
+	__u64	seq;			/* per (producer, cpu, context) */
+	__u32	producer;
+	__u16	context;		/* enum tracebuf_test_context */
+	__u16	reserved;
+	/* followed by payload up to hdr.size */
+};
+
+enum tracebuf_test_context {
+	TRACEBUF_CTX_TASK	= 0,
+	TRACEBUF_CTX_SOFTIRQ	= 1,
+	TRACEBUF_CTX_HARDIRQ	= 2,
+	TRACEBUF_CTX_NMI	= 3,
+	TRACEBUF_CTX_MAX	= 4,
+};
+
+/*
+ * TRACEBUF_IOC_USER_MARKER - write a USER record into the data ring.
+ *
+ * Errors: -EFAULT; -EINVAL (size < VER0, flags or reserved not zero,
+ * len > TRACEBUF_USER_MARKER_MAX); -E2BIG; -ENXIO (no data ring yet);
+ * -ENOSPC (the ring is full: the marker is counted as lost).
+ */
+struct tracebuf_user_marker {
+	__u32	size;
+	__u32	flags;
+	__u64	cookie;
+	__u64	data_ptr;
+	__u32	len;
+	__u32	reserved0;
+	__u64	reserved[2];
+};
+
+#define TRACEBUF_USER_MARKER_SIZE_VER0	48
+#define TRACEBUF_USER_MARKER_MAX	4096
+
+#define TRACEBUF_IOC_USER_MARKER \
+	_IOC(_IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x02, TRACEBUF_USER_MARKER_SIZE_VER0)
+
+/*
+ * read(2): for consumers that do not mmap. Copies whole records from the
+ * data ring and consumes them. Needs a ring (SETUP.data_size); a buffer
+ * too small for the next record gets -EINVAL and consumes nothing;
+ * O_NONBLOCK and nothing to read gets -EAGAIN; otherwise read blocks until
+ * the wakeup condition (watermark or every-N records) holds. A session
+ * uses either mmap or read(), not both: the other gets -EBUSY.
+ *
+ * poll(2): EPOLLIN|EPOLLRDNORM when unread data >= data_watermark, every
+ * wakeup_events records, or unread AUX >= aux_watermark; EPOLLHUP when the
+ * session can produce nothing more; EPOLLERR when it stopped on an error.
+ * SIGIO with O_ASYNC/F_SETOWN: si_code POLL_IN or POLL_HUP.
+ */
+
 #endif /* _UAPI_TRACEBUF_H */

@@ -29,12 +29,17 @@ cp -a "$TB_TOP/tests/modules" "$b/src/tests/"
 log=$b/build.log
 : >"$log"
 
+# The plain kbuild build: the module of the non-DKMS configurations, and
+# the Module.symvers the tests-only modules link against everywhere.
+# shellcheck disable=SC2086
+make -C "$kdir" M="$b/src/module" $cross modules >>"$log" 2>&1 ||
+	{ cat "$log" >&2; tb_die "$cfg: module build failed"; }
 if tb_cfg_dkms "$cfg"; then
 	# dkms in private trees: nothing touches the host's /var/lib/dkms or
 	# /lib/modules.
 	dk=$b/dkms
 	mkdir -p "$dk/source/tracebuf-$ver" "$dk/tree" "$dk/install"
-	cp -a "$b/src/module" "$b/src/include" "$b/src/dkms.conf" "$dk/source/tracebuf-$ver/"
+	cp -a "$TB_TOP/module" "$TB_TOP/include" "$TB_TOP/dkms.conf" "$dk/source/tracebuf-$ver/"
 	opts=(--sourcetree "$dk/source" --dkmstree "$dk/tree")
 	{
 		dkms add -m tracebuf -v "$ver" "${opts[@]}"
@@ -46,14 +51,12 @@ if tb_cfg_dkms "$cfg"; then
 	mkdir -p "$b/ko/updates/dkms"
 	cp "$ko" "$b/ko/updates/dkms/"
 else
-	# shellcheck disable=SC2086
-	make -C "$kdir" M="$b/src/module" $cross modules >>"$log" 2>&1 ||
-		{ cat "$log" >&2; tb_die "$cfg: module build failed"; }
 	mkdir -p "$b/ko/extra"
 	cp "$b/src/module/tracebuf.ko" "$b/ko/extra/"
 fi
 # shellcheck disable=SC2086
-make -C "$kdir" M="$b/src/tests/modules" $cross modules >>"$log" 2>&1 ||
+make -C "$kdir" M="$b/src/tests/modules" $cross \
+	KBUILD_EXTRA_SYMBOLS="$b/src/module/Module.symvers" modules >>"$log" 2>&1 ||
 	{ cat "$log" >&2; tb_die "$cfg: test module build failed"; }
 mkdir -p "$b/ko/extra"
 cp "$b/src/tests/modules/"*.ko "$b/ko/extra/"
@@ -66,7 +69,7 @@ make -s -C "$TB_TOP/userspace" O="$u" CC="$cc" STATIC_ONLY=1 \
 cp "$u/tracebuf" "$b/bin/"
 
 cflags=(-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static
-	-I"$TB_TOP/include/uapi" -I"$TB_TOP/userspace/lib/include" -I"$TB_TOP/tests/guest")
+	-I"$TB_TOP/include/uapi" -I"$TB_TOP/userspace/lib/include" -I"$TB_TOP/tests/guest" -I"$TB_TOP/tests/modules")
 "$cc" "${cflags[@]}" -o "$b/bin/tb-poweroff" "$TB_TOP/tests/harness/tb-poweroff.c"
 for src in "$TB_TOP"/tests/guest/*.c; do
 	name=$(basename "$src" .c)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A stand-in for the module's TRACEBUF_IOC_GET_INFO, so the library's
- * requests and the tool's output can be checked on a host without the
- * module. It replaces ioctl(): linked into a test program, or preloaded
+ * A stand-in for the module's TRACEBUF_IOC_GET_INFO, SETUP and
+ * USER_MARKER, so the library's requests and the tool's output can be
+ * checked on a host without the module. It replaces ioctl(): linked into a test program, or preloaded
  * into the tool (LD_PRELOAD). Every other ioctl goes to the kernel.
  *
  * Environment (read at load): FAKE_TB_BACKENDS (count, default 0),
@@ -77,6 +77,47 @@ static int fake_get_info(struct tracebuf_info *info)
 	return 0;
 }
 
+static int all_zero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		if (*b++)
+			return 0;
+	return 1;
+}
+
+/* Records the request; checks only what needs no session state. */
+static int fake_setup(const struct tracebuf_setup *setup)
+{
+	fake_tb.setup_calls++;
+	memcpy(&fake_tb.last_setup, setup, sizeof(*setup));
+	if (fake_tb.err)
+		return -fake_tb.err;
+	if (setup->size < TRACEBUF_SETUP_SIZE_VER0)
+		return -EINVAL;
+	if (setup->flags || !all_zero(setup->reserved, sizeof(setup->reserved)))
+		return -EINVAL;
+	return 0;
+}
+
+static int fake_user_marker(const struct tracebuf_user_marker *m)
+{
+	fake_tb.marker_calls++;
+	memcpy(&fake_tb.last_marker, m, sizeof(*m));
+	memset(fake_tb.marker_data, 0, sizeof(fake_tb.marker_data));
+	if (fake_tb.err)
+		return -fake_tb.err;
+	if (m->size < TRACEBUF_USER_MARKER_SIZE_VER0 || m->flags || m->reserved0 ||
+	    !all_zero(m->reserved, sizeof(m->reserved)) || m->len > TRACEBUF_USER_MARKER_MAX)
+		return -EINVAL;
+	if (m->len && !m->data_ptr)
+		return -EFAULT;
+	if (m->len)
+		memcpy(fake_tb.marker_data, (const void *)(uintptr_t)m->data_ptr, m->len);
+	return 0;
+}
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	va_list ap;
@@ -87,9 +128,19 @@ int ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 
-	if (req != TRACEBUF_IOC_GET_INFO)
+	switch (req) {
+	case TRACEBUF_IOC_GET_INFO:
+		ret = fake_get_info(arg);
+		break;
+	case TRACEBUF_IOC_SETUP:
+		ret = fake_setup(arg);
+		break;
+	case TRACEBUF_IOC_USER_MARKER:
+		ret = fake_user_marker(arg);
+		break;
+	default:
 		return (int)syscall(SYS_ioctl, fd, req, arg);
-	ret = fake_get_info(arg);
+	}
 	if (ret < 0) {
 		errno = -ret;
 		return -1;

@@ -2,18 +2,25 @@
 /*
  * libtracebuf argument validation and error reporting, without the
  * module: TRACEBUF_DEVICE points the library at paths that do not exist or
- * are not tracebuf devices.
+ * are not tracebuf devices, and pipes stand in for the poll and SIGIO
+ * behaviour of a session. fake_mmap.c counts the library's mmap() calls
+ * and passes them through.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libtracebuf.h>
 
 #include "check.h"
+#include "fake_mmap.h"
 
 static void check_open_args(void)
 {
@@ -94,6 +101,181 @@ static void check_close_idempotent(void)
 	close(fd);
 }
 
+/* Sizes the module would refuse are refused before mmap() is called. */
+static void check_map_args(void)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	static const struct { uint64_t size; const char *what; } bad[] = {
+		{ 0, "zero" },
+		{ 1, "one byte" },
+		{ 512, "power of two below a page" },
+		{ 0, "page - 8" },		/* filled in below */
+		{ 0, "page + 8" },
+		{ 0, "3 pages" },
+		{ 0, "6 pages" },
+		{ 0, "twice the maximum" },
+		{ UINT64_MAX, "UINT64_MAX" },
+		{ 1ULL << 63, "2^63" },
+	};
+	uint64_t sizes[sizeof(bad) / sizeof(bad[0])];
+	struct tracebuf_session s;
+	unsigned int i, calls;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		sizes[i] = bad[i].size;
+	sizes[3] = page - 8;
+	sizes[4] = page + 8;
+	sizes[5] = 3 * page;
+	sizes[6] = 6 * page;
+	sizes[7] = 2 * TRACEBUF_DATA_SIZE_MAX;
+
+	CHECK_EQ(tracebuf_map(NULL, page, 0), -EINVAL);
+	tracebuf_unmap(NULL);
+
+	setenv("TRACEBUF_DEVICE", "/dev/null", 1);
+	CHECK_EQ(tracebuf_open(&s, 0), 0);
+	calls = fake_mmap.calls;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret = tracebuf_map(&s, sizes[i], 0);
+
+		if (ret != -EINVAL)
+			fprintf(stderr, "data_size %s: %d\n", bad[i].what, ret);
+		CHECK_EQ(ret, -EINVAL);
+	}
+	CHECK_EQ(tracebuf_map(&s, page, 1U << 1), -EINVAL);
+	CHECK_EQ(tracebuf_map(&s, page, ~0U), -EINVAL);
+	CHECK_EQ(fake_mmap.calls, calls);
+	CHECK(s.ctl == NULL);
+
+	/* /dev/null cannot be mapped: the kernel's answer, nothing mapped. */
+	CHECK_EQ(tracebuf_map(&s, page, 0), -ENODEV);
+	CHECK_EQ(fake_mmap.calls, calls + 1);
+	CHECK_EQ(fake_mmap.last_len, 3 * page);
+	CHECK_EQ(tracebuf_map(&s, TRACEBUF_DATA_SIZE_MAX, TRACEBUF_MAP_READONLY), -ENODEV);
+	CHECK_EQ(fake_mmap.calls, calls + 2);
+	CHECK_EQ(fake_mmap.last_prot, PROT_READ);
+	CHECK(s.ctl == NULL);
+	CHECK(s.data == NULL);
+	CHECK_EQ(s.map_len, 0);
+	tracebuf_unmap(&s);
+	tracebuf_close(&s);
+	CHECK_EQ(tracebuf_map(&s, page, 0), -EBADF);
+}
+
+static void check_setup_marker_read_args(void)
+{
+	struct tracebuf_setup setup;
+	struct tracebuf_session s;
+	char buf[64];
+
+	memset(&setup, 0, sizeof(setup));
+	setenv("TRACEBUF_DEVICE", "/dev/null", 1);
+	CHECK_EQ(tracebuf_open(&s, 0), 0);
+	CHECK_EQ(tracebuf_setup(NULL, &setup), -EINVAL);
+	CHECK_EQ(tracebuf_setup(&s, NULL), -EINVAL);
+	CHECK_EQ(tracebuf_setup(&s, &setup), -ENOTTY);
+	CHECK_EQ(tracebuf_user_marker(NULL, 0, NULL, 0), -EINVAL);
+	CHECK_EQ(tracebuf_user_marker(&s, 0, NULL, 1), -EINVAL);
+	CHECK_EQ(tracebuf_user_marker(&s, 0, buf, TRACEBUF_USER_MARKER_MAX + 1), -EINVAL);
+	CHECK_EQ(tracebuf_user_marker(&s, 0, buf, 1), -ENOTTY);
+	CHECK_EQ(tracebuf_read(NULL, buf, sizeof(buf)), -EINVAL);
+	CHECK_EQ(tracebuf_read(&s, NULL, 1), -EINVAL);
+	CHECK_EQ(tracebuf_read(&s, buf, sizeof(buf)), 0);
+	CHECK_EQ(tracebuf_read(&s, NULL, 0), 0);
+	CHECK_EQ(tracebuf_sigio_enable(NULL, 0, 0), -EINVAL);
+	CHECK_EQ(tracebuf_sigio_disable(NULL), -EINVAL);
+	CHECK_EQ(tracebuf_wait(NULL, 0), -EINVAL);
+	tracebuf_close(&s);
+	CHECK_EQ(tracebuf_setup(&s, &setup), -EBADF);
+	CHECK_EQ(tracebuf_user_marker(&s, 0, NULL, 0), -EBADF);
+	CHECK_EQ(tracebuf_read(&s, buf, sizeof(buf)), -EBADF);
+	CHECK_EQ(tracebuf_wait(&s, 0), -EBADF);
+	CHECK_EQ(tracebuf_sigio_enable(&s, 0, 0), -EBADF);
+	CHECK_EQ(tracebuf_sigio_disable(&s), -EBADF);
+}
+
+/* A session whose fd is one end of a pipe, for poll and SIGIO. */
+static void pipe_session(struct tracebuf_session *s, int fd)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+}
+
+static void check_wait(void)
+{
+	struct tracebuf_session s;
+	int p[2];
+
+	CHECK_EQ(pipe2(p, O_CLOEXEC), 0);
+	pipe_session(&s, p[0]);
+	CHECK_EQ(tracebuf_wait(&s, 0), 0);
+	CHECK_EQ(tracebuf_wait(&s, 20), 0);
+	CHECK_EQ(write(p[1], "x", 1), 1);
+	CHECK_EQ(tracebuf_wait(&s, 0), 1);
+	CHECK_EQ(tracebuf_wait(&s, -1), 1);
+	/* The writer is gone: POLLHUP wins over the byte still unread. */
+	close(p[1]);
+	CHECK_EQ(tracebuf_wait(&s, -1), -EPIPE);
+	close(p[0]);
+
+	/* POLLERR: the write end of a pipe without a reader. */
+	CHECK_EQ(pipe2(p, O_CLOEXEC), 0);
+	close(p[0]);
+	pipe_session(&s, p[1]);
+	CHECK_EQ(tracebuf_wait(&s, 0), -EIO);
+	close(p[1]);
+}
+
+static void check_sigio(void)
+{
+	struct tracebuf_session s;
+	struct f_owner_ex owner;
+	struct timespec ts = { 5, 0 };
+	siginfo_t si;
+	sigset_t set, old;
+	int p[2];
+
+	CHECK_EQ(pipe2(p, O_CLOEXEC), 0);
+	pipe_session(&s, p[0]);
+	CHECK_EQ(tracebuf_sigio_enable(&s, -1, 0), -EINVAL);
+	CHECK_EQ(tracebuf_sigio_enable(&s, 0, -1), -EINVAL);
+	CHECK_EQ(tracebuf_sigio_enable(&s, 100000, 0), -EINVAL);
+
+	/* A thread, a real-time signal. */
+	CHECK_EQ(tracebuf_sigio_enable(&s, SIGRTMIN + 1, gettid()), 0);
+	CHECK_EQ(fcntl(p[0], F_GETOWN_EX, &owner), 0);
+	CHECK_EQ(owner.type, F_OWNER_TID);
+	CHECK_EQ(owner.pid, gettid());
+	CHECK_EQ(fcntl(p[0], F_GETSIG), SIGRTMIN + 1);
+	CHECK(fcntl(p[0], F_GETFL) & O_ASYNC);
+	CHECK_EQ(tracebuf_sigio_disable(&s), 0);
+	CHECK(!(fcntl(p[0], F_GETFL) & O_ASYNC));
+
+	/*
+	 * The process, signo 0: SIGIO, set explicitly, so that it comes with
+	 * si_code and si_fd. Blocked and taken with sigtimedwait().
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGIO);
+	CHECK_EQ(sigprocmask(SIG_BLOCK, &set, &old), 0);
+	CHECK_EQ(tracebuf_sigio_enable(&s, 0, 0), 0);
+	CHECK_EQ(fcntl(p[0], F_GETOWN_EX, &owner), 0);
+	CHECK_EQ(owner.type, F_OWNER_PID);
+	CHECK_EQ(owner.pid, getpid());
+	CHECK_EQ(fcntl(p[0], F_GETSIG), SIGIO);
+	CHECK(fcntl(p[0], F_GETFL) & O_ASYNC);
+	CHECK_EQ(write(p[1], "x", 1), 1);
+	memset(&si, 0, sizeof(si));
+	CHECK_EQ(sigtimedwait(&set, &si, &ts), SIGIO);
+	CHECK_EQ(si.si_code, POLL_IN);
+	CHECK_EQ(si.si_fd, p[0]);
+	CHECK_EQ(tracebuf_sigio_disable(&s), 0);
+	CHECK(!(fcntl(p[0], F_GETFL) & O_ASYNC));
+	CHECK_EQ(sigprocmask(SIG_SETMASK, &old, NULL), 0);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void check_strerror(void)
 {
 	const char *unknown = tracebuf_strerror(100000);
@@ -106,6 +288,13 @@ static void check_strerror(void)
 	CHECK(strcmp(tracebuf_strerror(-EPERM), tracebuf_strerror(-EACCES)) == 0);
 	CHECK(strcmp(tracebuf_strerror(ENOTTY), "not a tracebuf device or module too old") == 0);
 	CHECK(strstr(tracebuf_strerror(-ENODEV), "backend") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EBUSY), "SETUP is final") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EBUSY), "read()") != NULL);
+	CHECK(strstr(tracebuf_strerror(-ENXIO), "data_size") != NULL);
+	CHECK(strstr(tracebuf_strerror(-ENOSPC), "lost") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EPROTO), "control page") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EBADMSG), "corrupt record") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EPIPE), "nothing more") != NULL);
 	/* Others: the C library's text, the same for either sign. */
 	CHECK(strcmp(tracebuf_strerror(-EINVAL), strerror(EINVAL)) == 0);
 	CHECK(strcmp(tracebuf_strerror(EINVAL), strerror(EINVAL)) == 0);
@@ -127,6 +316,16 @@ static void check_names(void)
 	CHECK(strcmp(tracebuf_backend_name(3), "unknown") == 0);
 	CHECK(strcmp(tracebuf_backend_name(~0U), "unknown") == 0);
 	CHECK(strcmp(tracebuf_version(), TRACEBUF_EXPECTED_VERSION) == 0);
+
+	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_LOST), "lost") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_AUX), "aux") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_ITRACE_START), "itrace_start") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_CONFIG), "config") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_USER), "user") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_TEST), "test") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(0), "unknown") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(6), "unknown") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(~0U), "unknown") == 0);
 }
 
 int main(void)
@@ -137,6 +336,10 @@ int main(void)
 	check_open_flags(TRACEBUF_OPEN_NONBLOCK);
 	check_get_info_args();
 	check_close_idempotent();
+	check_map_args();
+	check_setup_marker_read_args();
+	check_wait();
+	check_sigio();
 	check_strerror();
 	check_names();
 	return check_done();

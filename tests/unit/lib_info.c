@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tracebuf_get_info() builds the request the module expects and passes its
- * answer through, checked against the fake GET_INFO in fake_ioctl.c.
+ * tracebuf_get_info(), tracebuf_setup() and tracebuf_user_marker() build
+ * the requests the module expects (and tracebuf_get_info() passes its
+ * answer through), checked against the fake ioctls in fake_ioctl.c.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -80,6 +81,94 @@ static void check_errors(struct tracebuf_session *s)
 	CHECK_EQ(fake_tb.calls, calls);
 }
 
+static void check_setup(struct tracebuf_session *s)
+{
+	const struct tracebuf_setup *in = &fake_tb.last_setup;
+	struct tracebuf_setup setup, copy;
+	uint64_t cpus = 0x5;
+
+	memset(&setup, 0, sizeof(setup));
+	setup.size = 3;		/* the library sets it, whatever the caller had */
+	setup.target = TRACEBUF_TARGET_CPUSET;
+	setup.cpu = 9;
+	setup.cpuset_ptr = (uint64_t)(uintptr_t)&cpus;
+	setup.cpuset_size = sizeof(cpus);
+	setup.wakeup_events = 11;
+	setup.data_watermark = 12345;
+	setup.aux_watermark = 67890;
+	setup.data_size = 1 << 16;
+	strcpy(setup.backend, TRACEBUF_BACKEND_DATA);
+	copy = setup;
+
+	CHECK_EQ(tracebuf_setup(s, &setup), 0);
+	CHECK_EQ(fake_tb.setup_calls, 1);
+	CHECK_EQ(in->size, sizeof(struct tracebuf_setup));
+	CHECK_EQ(in->size, TRACEBUF_SETUP_SIZE_VER0);
+	/* Everything else exactly as the caller gave it. */
+	copy.size = in->size;
+	CHECK(memcmp(in, &copy, sizeof(copy)) == 0);
+	/* The caller's struct is const: its size is left alone. */
+	CHECK_EQ(setup.size, 3);
+
+	/* The module's answer is passed through. */
+	setup.flags = 1;
+	CHECK_EQ(tracebuf_setup(s, &setup), -EINVAL);
+	CHECK_EQ(fake_tb.setup_calls, 2);
+	setup.flags = 0;
+	fake_tb.err = EBUSY;
+	CHECK_EQ(tracebuf_setup(s, &setup), -EBUSY);
+	fake_tb.err = 0;
+
+	/* Argument errors are caught before the module is asked. */
+	CHECK_EQ(tracebuf_setup(NULL, &setup), -EINVAL);
+	CHECK_EQ(tracebuf_setup(s, NULL), -EINVAL);
+	CHECK_EQ(fake_tb.setup_calls, 3);
+}
+
+static void check_user_marker(struct tracebuf_session *s)
+{
+	const struct tracebuf_user_marker *in = &fake_tb.last_marker;
+	static unsigned char big[TRACEBUF_USER_MARKER_MAX + 1];
+	const char text[] = "marker payload";
+
+	CHECK_EQ(tracebuf_user_marker(s, 0x1122334455667788ULL, text, sizeof(text)), 0);
+	CHECK_EQ(fake_tb.marker_calls, 1);
+	CHECK_EQ(in->size, sizeof(struct tracebuf_user_marker));
+	CHECK_EQ(in->size, TRACEBUF_USER_MARKER_SIZE_VER0);
+	CHECK_EQ(in->flags, 0);
+	CHECK(in->cookie == 0x1122334455667788ULL);
+	CHECK(in->data_ptr == (uint64_t)(uintptr_t)text);
+	CHECK_EQ(in->len, sizeof(text));
+	CHECK_EQ(in->reserved0, 0);
+	CHECK(all_bytes(in->reserved, 0, sizeof(in->reserved)));
+	CHECK(memcmp(fake_tb.marker_data, text, sizeof(text)) == 0);
+
+	/* No data. */
+	CHECK_EQ(tracebuf_user_marker(s, 7, NULL, 0), 0);
+	CHECK_EQ(fake_tb.marker_calls, 2);
+	CHECK(in->data_ptr == 0);
+	CHECK_EQ(in->len, 0);
+	CHECK(in->cookie == 7);
+
+	/* The largest marker, and the module's errors passed through. */
+	memset(big, 0x3c, sizeof(big));
+	CHECK_EQ(tracebuf_user_marker(s, 8, big, TRACEBUF_USER_MARKER_MAX), 0);
+	CHECK_EQ(in->len, TRACEBUF_USER_MARKER_MAX);
+	CHECK(all_bytes(fake_tb.marker_data, 0x3c, TRACEBUF_USER_MARKER_MAX));
+	fake_tb.err = ENOSPC;
+	CHECK_EQ(tracebuf_user_marker(s, 9, text, 1), -ENOSPC);
+	fake_tb.err = ENXIO;
+	CHECK_EQ(tracebuf_user_marker(s, 9, text, 1), -ENXIO);
+	fake_tb.err = 0;
+	CHECK_EQ(fake_tb.marker_calls, 5);
+
+	/* Argument errors are caught before the module is asked. */
+	CHECK_EQ(tracebuf_user_marker(NULL, 1, text, 1), -EINVAL);
+	CHECK_EQ(tracebuf_user_marker(s, 1, NULL, 1), -EINVAL);
+	CHECK_EQ(tracebuf_user_marker(s, 1, big, TRACEBUF_USER_MARKER_MAX + 1), -EINVAL);
+	CHECK_EQ(fake_tb.marker_calls, 5);
+}
+
 int main(void)
 {
 	struct tracebuf_session s;
@@ -89,6 +178,13 @@ int main(void)
 	check_request(&s);
 	check_no_backends(&s);
 	check_errors(&s);
+	check_setup(&s);
+	check_user_marker(&s);
 	tracebuf_close(&s);
+	/* A closed session: -EBADF, and the module is not asked. */
+	CHECK_EQ(tracebuf_setup(&s, &fake_tb.last_setup), -EBADF);
+	CHECK_EQ(tracebuf_user_marker(&s, 1, NULL, 0), -EBADF);
+	CHECK_EQ(fake_tb.setup_calls, 3);
+	CHECK_EQ(fake_tb.marker_calls, 5);
 	return check_done();
 }

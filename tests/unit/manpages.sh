@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Every exported function has a man page, and every page formats without
+# Every exported function and every inline function of the public header
+# has a man page, and every page formats without
 # a groff warning (.so links are followed, as man would).
 #   manpages.sh TOP TMPDIR
 set -u
@@ -15,6 +16,12 @@ cp "$top/userspace/tools/tracebuf.1" "$t/man/man1/"
 syms=$(sed -n '/global:/,/local:/p' "$top/userspace/lib/libtracebuf.map" |
 	grep -oE '^[[:space:]]*[a-z_][a-z0-9_]*;' | tr -d ' \t;')
 [ -n "$syms" ] || { echo "no symbols in libtracebuf.map"; exit 1; }
+# The static inline API of the public header is documented too.
+inline=$(grep -E '^static inline [^(]*[ *]tracebuf_[a-z0-9_]+\(' \
+	"$top/userspace/lib/include/libtracebuf.h" |
+	sed -E 's/^[^(]*[ *](tracebuf_[a-z0-9_]+)\(.*/\1/')
+[ -n "$inline" ] || { echo "no inline functions in libtracebuf.h"; exit 1; }
+syms="$syms $inline"
 for s in $syms; do
 	[ -f "$t/man/man3/$s.3" ] || { echo "no man page for $s"; fail=1; }
 done

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR MIT) */
 /*
- * Error text, library version and backend names. Everything returned here
+ * Error text, library version, backend and record type names. Everything
+ * returned here
  * is a string constant: callable from any thread, never freed.
  */
 #include <errno.h>
@@ -30,6 +31,20 @@ static const char *tb_hint(int err)
 	case ENODEV:
 		return "no trace backend: no Intel PT or CoreSight hardware found, "
 		       "and no emulator loaded";
+	case EBUSY:
+		return "session already mapped or read: SETUP is final, and mmap "
+		       "and read() are exclusive";
+	case ENXIO:
+		return "no data ring yet: mmap the session or set data_size in SETUP";
+	case ENOSPC:
+		return "data ring full: the marker was counted as lost";
+	case EPROTO:
+		return "the control page does not match the mapping: module and "
+		       "library disagree";
+	case EBADMSG:
+		return "corrupt record in the data ring: consumer stopped";
+	case EPIPE:
+		return "the session can produce nothing more";
 	default:
 		return NULL;
 	}
@@ -71,6 +86,26 @@ const char *tracebuf_backend_name(unsigned int id)
 		return "intel_pt";
 	case TRACEBUF_BACKEND_CORESIGHT:
 		return "coresight";
+	default:
+		return "unknown";
+	}
+}
+
+const char *tracebuf_rec_type_name(unsigned int type)
+{
+	switch (type) {
+	case TRACEBUF_REC_LOST:
+		return "lost";
+	case TRACEBUF_REC_AUX:
+		return "aux";
+	case TRACEBUF_REC_ITRACE_START:
+		return "itrace_start";
+	case TRACEBUF_REC_CONFIG:
+		return "config";
+	case TRACEBUF_REC_USER:
+		return "user";
+	case TRACEBUF_REC_TEST:
+		return "test";
 	default:
 		return "unknown";
 	}

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR MIT) */
 /*
- * Opening and closing a tracebuf session.
+ * Opening, configuring and closing a tracebuf session.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "lib.h"
@@ -50,9 +51,29 @@ int tracebuf_open(struct tracebuf_session *s, unsigned int flags)
 
 void tracebuf_close(struct tracebuf_session *s)
 {
-	if (!s || s->fd < 0)
+	if (!s)
+		return;
+	tracebuf_unmap(s);
+	if (s->fd < 0)
 		return;
 	/* close() releases the fd even when it fails: never retry it. */
 	close(s->fd);
 	s->fd = -1;
+}
+
+int tracebuf_setup(struct tracebuf_session *s, const struct tracebuf_setup *setup)
+{
+	struct tracebuf_setup req;
+
+	if (!s || !setup)
+		return -EINVAL;
+	if (s->fd < 0)
+		return -EBADF;
+
+	/* A copy: the caller's struct stays const, and 'size' is ours to set. */
+	req = *setup;
+	req.size = sizeof(req);
+	if (ioctl(s->fd, TRACEBUF_IOC_SETUP, &req) < 0)
+		return -errno;
+	return 0;
 }

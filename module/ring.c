@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data ring: records from any number of writers, in any context (task,
+ * softirq, hardirq, NMI), on any CPU, at once, without a lock.
+ *
+ * Layout. One control page (struct tracebuf_ctl) and 2^n data pages. The
+ * data pages are vmap()ed twice back to back, and userspace maps them the
+ * same way, so a record that crosses the end of the ring is still
+ * contiguous for writer and reader alike; records are never split.
+ *
+ * Positions are free-running u64 byte counts; the offset in the ring is
+ * pos & mask. rb->head is the reservation head: a writer owns
+ * [old head, new head) after one successful cmpxchg. The consumer owns
+ * ctl->data_tail; every byte in [tail, head) is a record being written or
+ * committed, never free.
+ *
+ * Barrier protocol (every barrier below names its letter):
+ *
+ *   writer                                consumer
+ *   t = LOAD_ACQUIRE(data_tail)     (A)   h = LOAD_ACQUIRE(data_head)
+ *   if (head + size - t <= ring size)     c = LOAD_ACQUIRE(rec->commit) (C)
+ *     cmpxchg(head, head + size)          if (c != tag(tail)) stop
+ *     STORE record fields                 LOAD record
+ *     STORE_RELEASE(rec->commit, tag) (B) STORE_RELEASE(data_tail)      (D)
+ *     STORE(data_head)                (E)
+ *
+ * A pairs with D: the writer reuses space only after the consumer's loads
+ * of it are done. B pairs with C: a consumer that sees the commit tag sees
+ * the whole record. E is only a hint of how far to look (its partner is
+ * the consumer's acquire of data_head, which orders nothing the protocol
+ * relies on): the commit tag, a hash of the record's position, is what
+ * tells a committed record from an uncommitted one or from the stale bytes
+ * of an earlier lap. A consumer therefore stops at the first uncommitted
+ * record even when data_head is already past it.
+ *
+ * No silent loss: a writer that does not fit fails at once, and the loss
+ * is counted (lost_total, lost_pending). The next writer that fits
+ * reserves room for a LOST record in the same cmpxchg and claims the
+ * pending count with xchg, so each lost record is reported exactly once:
+ * records produced = records delivered + records lost.
+ *
+ * Wakeups go through irq_work, so NMI writers never touch a wait queue.
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/time.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "internal.h"
+#include "ring.h"
+
+#define TB_LOST_SIZE	sizeof(struct tracebuf_rec_lost)
+
+/*
+ * Publish a kernel counter into the user-visible control page. Concurrent
+ * publishers may store out of order; the loop makes the last store carry
+ * the latest value, so the page converges once writers stop.
+ */
+static void tb_publish(atomic64_t *src, __u64 *dst)
+{
+	s64 v;
+
+	do {
+		v = atomic64_read(src);
+		WRITE_ONCE(*dst, v);
+	} while (atomic64_read(src) != v);
+}
+
+/* The consumer's tail, validated: it never trusts ctl->data_tail blindly. */
+static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
+{
+	u64 cached = atomic64_read_acquire(&rb->tail);	/* pairs with tb_ring_read's release */
+	u64 t;
+
+	if (!READ_ONCE(rb->honour_tail))
+		return cached;
+	t = smp_load_acquire(&rb->ctl->data_tail);	/* (A), pairs with the consumer's (D) */
+	/* Moving backwards, past the head, or misaligned: keep the last good one. */
+	if ((t & 7) || t - cached > head - cached)
+		return cached;
+	if (t != cached)
+		atomic64_cmpxchg(&rb->tail, cached, t);
+	return t;
+}
+
+u64 tb_ring_unread(struct tb_ring *rb)
+{
+	u64 head = atomic64_read(&rb->head);
+
+	return head - tb_ring_tail(rb, head);
+}
+
+/*
+ * The wakeup condition shared by poll, read and the writers: unread data
+ * at or above the watermark, or an every-N record not yet consumed. Both
+ * are level-triggered: they hold until the consumer moves its tail.
+ */
+bool tb_ring_ready(struct tb_ring *rb)
+{
+	u64 head = atomic64_read(&rb->head);
+	u64 tail = tb_ring_tail(rb, head);
+
+	if (head == tail)
+		return false;
+	if (head - tail >= rb->watermark)
+		return true;
+	return (s64)(atomic64_read(&rb->n_mark) - tail) > 0;
+}
+
+/* Ready, and the record at the tail is committed: read() can make progress. */
+bool tb_ring_readable(struct tb_ring *rb)
+{
+	u64 tail = atomic64_read(&rb->tail);
+	struct tracebuf_record *rec = rb->data + (tail & rb->mask);
+
+	return tb_ring_ready(rb) &&
+	       smp_load_acquire(&rec->commit) == tracebuf_commit_tag(tail);	/* (C) */
+}
+
+static void tb_ring_wakeup_work(struct irq_work *work)
+{
+	struct tb_ring *rb = container_of(work, struct tb_ring, wakeup_work);
+
+	atomic64_inc(&rb->wakeups);
+	tb_publish(&rb->wakeups, &rb->ctl->wakeups);
+	tb_session_wake(rb->s, POLL_IN);
+}
+
+/* Move the every-N mark forward to end (never backwards). */
+static void tb_ring_mark(struct tb_ring *rb, u64 end)
+{
+	s64 old = atomic64_read(&rb->n_mark);
+
+	while ((s64)(end - old) > 0 && !atomic64_try_cmpxchg(&rb->n_mark, &old, end))
+		;
+}
+
+/* After a commit: decide whether anyone must be woken. */
+static void tb_ring_maybe_wakeup(struct tb_ring *rb, struct tracebuf_wr *wr,
+				 bool counts)
+{
+	if (counts && rb->wakeup_events &&
+	    !(atomic_inc_return(&rb->events) % rb->wakeup_events))
+		tb_ring_mark(rb, wr->pos + wr->rec->hdr.size);
+	/* Only when someone sleeps in poll/read or SIGIO is armed. */
+	if (tb_session_has_waiters(rb->s) && tb_ring_ready(rb))
+		irq_work_queue(&rb->wakeup_work);
+}
+
+static void tb_rec_init(struct tracebuf_record *rec, u16 type, u32 size, u16 flags)
+{
+	rec->hdr.size = size;
+	rec->hdr.type = type;
+	rec->hdr.flags = flags;
+	rec->cpu = raw_smp_processor_id();
+	rec->time = ktime_get_mono_fast_ns();	/* NMI-safe CLOCK_MONOTONIC */
+}
+
+static void tb_rec_commit(struct tracebuf_record *rec, u64 pos)
+{
+	smp_store_release(&rec->commit, tracebuf_commit_tag(pos));	/* (B), pairs with (C) */
+}
+
+static void tb_ring_publish_head(struct tb_ring *rb)
+{
+	tb_publish(&rb->head, &rb->ctl->data_head);	/* (E) */
+}
+
+/**
+ * tracebuf_reserve - reserve room for one record
+ * @rb: the ring
+ * @type: enum tracebuf_rec_type
+ * @size: record size in bytes, struct tracebuf_record included
+ * @wr: filled with the record and its position
+ *
+ * The record's prefix (header, CPU, time) is filled in; the caller writes
+ * the rest in place and calls tracebuf_commit() or tracebuf_discard().
+ * Callable in any context, NMI included. Returns 0, -EINVAL for a size
+ * the ring can never hold, or -ENOSPC when the ring is full: then the
+ * record is counted as lost and reported by the next LOST record.
+ */
+int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr *wr)
+{
+	u64 head, need, lost;
+
+	size = round_up(size, 8);
+	if (size < sizeof(struct tracebuf_record) || size + TB_LOST_SIZE > rb->size)
+		return -EINVAL;
+
+	head = atomic64_read(&rb->head);
+	do {
+		lost = atomic64_read(&rb->lost_pending);
+		need = size + (lost ? TB_LOST_SIZE : 0);
+		if (head + need - tb_ring_tail(rb, head) > rb->size) {
+			atomic64_inc(&rb->lost_pending);
+			atomic64_inc(&rb->lost_total);
+			tb_publish(&rb->lost_total, &rb->ctl->records_lost);
+			return -ENOSPC;
+		}
+	} while (!atomic64_try_cmpxchg(&rb->head, &head, head + need));
+
+	if (lost) {
+		struct tracebuf_rec_lost *l = rb->data + (head & rb->mask);
+		/* Claim what is pending now; another writer may have got it. */
+		u64 n = atomic64_xchg(&rb->lost_pending, 0);
+
+		tb_rec_init(&l->r, TRACEBUF_REC_LOST, TB_LOST_SIZE,
+			    n ? 0 : TRACEBUF_REC_F_DISCARD);
+		l->count = n;
+		l->reason = TRACEBUF_LOST_RING_FULL;
+		l->reserved = 0;
+		tb_rec_commit(&l->r, head);
+		head += TB_LOST_SIZE;
+	}
+
+	wr->pos = head;
+	wr->rec = rb->data + (head & rb->mask);
+	tb_rec_init(wr->rec, type, size, 0);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(tracebuf_reserve);
+
+/**
+ * tracebuf_commit - make a reserved record visible to the consumer
+ * @rb: the ring
+ * @wr: the reservation
+ */
+void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
+{
+	bool counts = !(wr->rec->hdr.flags & TRACEBUF_REC_F_DISCARD);
+
+	tb_rec_commit(wr->rec, wr->pos);
+	if (counts) {
+		atomic64_inc(&rb->written);
+		tb_publish(&rb->written, &rb->ctl->records_written);
+	}
+	tb_ring_publish_head(rb);
+	tb_ring_maybe_wakeup(rb, wr, counts);
+}
+EXPORT_SYMBOL_GPL(tracebuf_commit);
+
+/**
+ * tracebuf_discard - give a reservation back
+ * @rb: the ring
+ * @wr: the reservation
+ *
+ * The space is consumed as a record the reader skips; it is neither
+ * written nor lost.
+ */
+void tracebuf_discard(struct tb_ring *rb, struct tracebuf_wr *wr)
+{
+	wr->rec->hdr.flags |= TRACEBUF_REC_F_DISCARD;
+	tracebuf_commit(rb, wr);
+}
+EXPORT_SYMBOL_GPL(tracebuf_discard);
+
+/*
+ * read(2): copy whole committed records and consume them. The caller
+ * serialises readers (one tail owner).
+ */
+ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
+{
+	u64 tail = atomic64_read(&rb->tail);
+	size_t done = 0;
+
+	for (;;) {
+		u64 head = atomic64_read(&rb->head);
+		struct tracebuf_record *rec;
+		u32 size;
+
+		if (tail == head)
+			break;
+		rec = rb->data + (tail & rb->mask);
+		if (smp_load_acquire(&rec->commit) != tracebuf_commit_tag(tail))	/* (C) */
+			break;
+		size = READ_ONCE(rec->hdr.size);
+		if (!(rec->hdr.flags & TRACEBUF_REC_F_DISCARD)) {
+			if (size > len - done) {
+				if (!done)
+					return -EINVAL;
+				break;
+			}
+			if (copy_to_user(buf + done, rec, size))
+				return done ? done : -EFAULT;
+			done += size;
+		}
+		tail += size;
+		/* (D): the loads above are done before writers reuse the space. */
+		atomic64_set_release(&rb->tail, tail);
+		WRITE_ONCE(rb->ctl->data_tail, tail);
+	}
+	return done;
+}
+
+struct tb_ring *tb_ring_alloc(struct tb_session *s, u64 size, int node,
+			      u64 watermark, u32 wakeup_events)
+{
+	unsigned int i, n = size >> PAGE_SHIFT;
+	struct page **map;
+	struct tb_ring *rb;
+
+	rb = kzalloc_node(sizeof(*rb), GFP_KERNEL, node);
+	if (!rb)
+		return NULL;
+	rb->s = s;
+	rb->size = size;
+	rb->mask = size - 1;
+	rb->watermark = watermark ? watermark : size / 2;
+	rb->wakeup_events = wakeup_events;
+	init_irq_work(&rb->wakeup_work, tb_ring_wakeup_work);
+
+	rb->ctl_page = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+	rb->pages = kvcalloc(n, sizeof(*rb->pages), GFP_KERNEL);
+	map = kvcalloc(2 * n, sizeof(*map), GFP_KERNEL);
+	if (!rb->ctl_page || !rb->pages || !map)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		rb->pages[i] = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		if (!rb->pages[i])
+			goto fail;
+		rb->nr_pages++;
+		map[i] = rb->pages[i];
+		map[i + n] = rb->pages[i];
+	}
+	rb->data = vmap(map, 2 * n, VM_MAP, PAGE_KERNEL);
+	if (!rb->data)
+		goto fail;
+	kvfree(map);
+
+	rb->ctl = page_address(rb->ctl_page);
+	rb->ctl->abi_version = TRACEBUF_ABI_VERSION;
+	rb->ctl->ctl_size = sizeof(*rb->ctl);
+	rb->ctl->page_size = PAGE_SIZE;
+	rb->ctl->data_offset = PAGE_SIZE;
+	rb->ctl->data_size = size;
+	rb->ctl->clock_id = CLOCK_MONOTONIC;
+	return rb;
+fail:
+	kvfree(map);
+	tb_ring_free(rb);
+	return NULL;
+}
+
+void tb_ring_free(struct tb_ring *rb)
+{
+	unsigned int i;
+
+	if (!rb)
+		return;
+	irq_work_sync(&rb->wakeup_work);
+	if (rb->data)
+		vunmap(rb->data);
+	for (i = 0; i < rb->nr_pages; i++)
+		__free_page(rb->pages[i]);
+	kvfree(rb->pages);
+	if (rb->ctl_page)
+		__free_page(rb->ctl_page);
+	kfree(rb);
+}

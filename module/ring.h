@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The data ring: a lock-free, multi-producer, NMI-safe record ring shared
+ * with userspace. The writer API below is what every producer (backends,
+ * user markers, tests-only producers) uses; it is exported for modules.
+ */
+#ifndef _TRACEBUF_RING_H
+#define _TRACEBUF_RING_H
+
+#include <linux/atomic.h>
+#include <linux/irq_work.h>
+#include <linux/types.h>
+#include <tracebuf.h>
+
+struct file;
+struct tb_session;
+
+struct tb_ring {
+	struct tb_session *s;		/* owner; outlives the ring */
+	struct tracebuf_ctl *ctl;	/* the control page, kernel view */
+	void *data;			/* data pages mapped twice (vmap) */
+	u64 size;			/* data bytes, 2^n pages */
+	u64 mask;			/* size - 1 */
+	u64 watermark;			/* wake at this many unread bytes */
+	u32 wakeup_events;		/* wake every N records (0: off) */
+	/* Set once the consumer owns data_tail (writable mmap). */
+	bool honour_tail;
+
+	/* Reservation head: every byte below it belongs to a writer. */
+	atomic64_t head ____cacheline_aligned;
+	/* Last consumer tail that passed validation (or read()'s tail). */
+	atomic64_t tail;
+	/* Records that did not fit and are not yet in a LOST record. */
+	atomic64_t lost_pending;
+	atomic64_t lost_total;		/* every record that did not fit */
+	atomic64_t written;		/* committed records, LOST excluded */
+	atomic64_t wakeups;
+	atomic_t events;		/* committed records, for every-N */
+	/* End of the latest every-N record: ready until the tail passes it. */
+	atomic64_t n_mark;
+
+	struct irq_work wakeup_work;	/* NMI-safe path to wake_up/SIGIO */
+
+	struct page *ctl_page;
+	struct page **pages;		/* nr_pages data pages */
+	unsigned int nr_pages;
+};
+
+/* A reservation, from tracebuf_reserve() to commit or discard. */
+struct tracebuf_wr {
+	struct tracebuf_record *rec;	/* contiguous, rec->hdr.size bytes */
+	u64 pos;			/* stream position of the record */
+};
+
+/* ring.c */
+struct tb_ring *tb_ring_alloc(struct tb_session *s, u64 size, int node,
+			      u64 watermark, u32 wakeup_events);
+void tb_ring_free(struct tb_ring *rb);
+u64 tb_ring_unread(struct tb_ring *rb);
+bool tb_ring_ready(struct tb_ring *rb);
+bool tb_ring_readable(struct tb_ring *rb);
+ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len);
+
+/* The writer API, for any context including NMI. */
+int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size,
+		     struct tracebuf_wr *wr);
+void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr);
+void tracebuf_discard(struct tb_ring *rb, struct tracebuf_wr *wr);
+
+/* For tests-only producers: the ring of an open /dev/tracebuf file. */
+struct tb_ring *tracebuf_ring_get(int fd);
+void tracebuf_ring_put(struct tb_ring *rb);
+
+#endif /* _TRACEBUF_RING_H */

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sessions: SETUP, the mapping at offset 0, read(), poll(), SIGIO and user
+ * markers.
+ *
+ * State: a session is set up (SETUP, repeatable) until its data ring
+ * exists; the ring is created by the first mmap, or by SETUP when it gives
+ * data_size, and from then on the setup is final (-EBUSY). The ring lives
+ * until the file is released, which happens only after every mapping is
+ * gone (each VMA holds the file) and every tests-only producer has let go
+ * (each holds the file too).
+ */
+#include <linux/cpumask.h>
+#include <linux/file.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+#include "backend.h"
+#include "ring.h"
+
+#define TB_CPUSET_MAX	1024	/* bytes of CPU bitmap: 8192 CPUs */
+
+static struct tb_ring *tb_session_ring(struct tb_session *s)
+{
+	return smp_load_acquire(&s->ring);	/* pairs with tb_session_create_ring */
+}
+
+/* Copy a size-prefixed struct in, with the rules of the UAPI header. */
+static int tb_copy_struct_in(void *dst, size_t ksize, size_t ver0,
+			     void __user *arg)
+{
+	u32 usize;
+
+	if (get_user(usize, (u32 __user *)arg))
+		return -EFAULT;
+	if (usize < ver0)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	return copy_struct_from_user(dst, ksize, arg, usize);
+}
+
+static bool tb_size_ok(u64 size)
+{
+	return size >= PAGE_SIZE && size <= TRACEBUF_DATA_SIZE_MAX &&
+	       is_power_of_2(size);
+}
+
+/* Check the CPU set of a TARGET_CPUSET setup; returns its first CPU. */
+static int tb_check_cpuset(const struct tracebuf_setup *su, unsigned long *bits)
+{
+	unsigned int nbits = su->cpuset_size * BITS_PER_BYTE;
+	unsigned int cpu, first = nr_cpu_ids;
+
+	if (!su->cpuset_size || su->cpuset_size % sizeof(u64) ||
+	    su->cpuset_size > TB_CPUSET_MAX)
+		return -EINVAL;
+	for_each_set_bit(cpu, bits, nbits) {
+		if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+			return -EINVAL;
+		if (first == nr_cpu_ids)
+			first = cpu;
+	}
+	return first == nr_cpu_ids ? -EINVAL : first;
+}
+
+static int tb_pick_backend(const char *name, const struct tb_backend **out)
+{
+	unsigned int i;
+
+	*out = NULL;
+	if (!strcmp(name, TRACEBUF_BACKEND_DATA))
+		return 0;
+	for (i = 0; i < tb_backend_count(); i++) {
+		const struct tb_backend *b = tb_backend_get(i);
+
+		if (!name[0] || !strcmp(name, TRACEBUF_BACKEND_AUTO) ||
+		    !strcmp(name, b->name)) {
+			*out = b;
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+/* Under s->lock. */
+static int tb_session_create_ring(struct tb_session *s, u64 size)
+{
+	struct tb_ring *rb;
+
+	if (s->setup.data_watermark > size)
+		return -EINVAL;
+	rb = tb_ring_alloc(s, size, s->node, s->setup.data_watermark,
+			   s->setup.wakeup_events);
+	if (!rb)
+		return -ENOMEM;
+	smp_store_release(&s->ring, rb);	/* pairs with tb_session_ring */
+	return 0;
+}
+
+long tb_ioctl_setup(struct tb_session *s, void __user *arg)
+{
+	unsigned long *bits = NULL;
+	const struct tb_backend *backend;
+	struct tracebuf_setup su;
+	int ret, cpu;
+
+	ret = tb_copy_struct_in(&su, sizeof(su), TRACEBUF_SETUP_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	if (su.flags || memchr_inv(su.reserved, 0, sizeof(su.reserved)))
+		return -EINVAL;
+	if (!memchr(su.backend, 0, sizeof(su.backend)))
+		return -EINVAL;
+	if (su.data_size && !tb_size_ok(su.data_size))
+		return -EINVAL;
+	if (su.data_size && su.data_watermark > su.data_size)
+		return -EINVAL;
+
+	switch (su.target) {
+	case TRACEBUF_TARGET_CPU:
+		if (su.cpuset_ptr || su.cpuset_size)
+			return -EINVAL;
+		if (su.cpu >= nr_cpu_ids || !cpu_online(su.cpu))
+			return -EINVAL;
+		cpu = su.cpu;
+		break;
+	case TRACEBUF_TARGET_CPUSET:
+		if (su.cpu || !su.cpuset_size || su.cpuset_size > TB_CPUSET_MAX)
+			return -EINVAL;
+		bits = memdup_user(u64_to_user_ptr(su.cpuset_ptr), su.cpuset_size);
+		if (IS_ERR(bits))
+			return PTR_ERR(bits);
+		cpu = tb_check_cpuset(&su, bits);
+		kfree(bits);
+		if (cpu < 0)
+			return cpu;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	ret = tb_pick_backend(su.backend, &backend);
+	if (ret)
+		return ret;
+
+	mutex_lock(&s->lock);
+	if (s->ring) {
+		ret = -EBUSY;
+		goto out;
+	}
+	s->setup = su;
+	s->backend = backend;
+	s->node = cpu_to_node(cpu);
+	s->setup_done = true;
+	if (su.data_size)
+		ret = tb_session_create_ring(s, su.data_size);
+out:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+static int tb_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;		/* partial munmap would break the double map */
+}
+
+static const struct vm_operations_struct tb_vm_ops = {
+	.may_split = tb_vm_may_split,
+};
+
+/* Map the control page and the data pages twice, all up front. */
+static int tb_insert_pages(struct tb_ring *rb, struct vm_area_struct *vma)
+{
+	unsigned long addr = vma->vm_start;
+	unsigned int i;
+	int ret;
+
+	ret = vm_insert_page(vma, addr, rb->ctl_page);
+	for (i = 0; !ret && i < 2 * rb->nr_pages; i++) {
+		addr += PAGE_SIZE;
+		ret = vm_insert_page(vma, addr, rb->pages[i % rb->nr_pages]);
+	}
+	return ret;
+}
+
+int tb_session_mmap(struct tb_session *s, struct vm_area_struct *vma)
+{
+	unsigned long len = vma->vm_end - vma->vm_start;
+	u64 size = (len - PAGE_SIZE) / 2;
+	struct tb_ring *rb;
+	int ret, c;
+
+	if (vma->vm_pgoff)
+		return -EINVAL;		/* the AUX area is not implemented yet */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	if (len < 3 * PAGE_SIZE || len != PAGE_SIZE + 2 * size || !tb_size_ok(size))
+		return -EINVAL;
+
+	mutex_lock(&s->lock);
+	ret = -ENXIO;
+	if (!s->setup_done)
+		goto out;
+	c = atomic_cmpxchg(&s->consumer, TB_CONSUMER_NONE, TB_CONSUMER_MMAP);
+	ret = -EBUSY;
+	if (c != TB_CONSUMER_NONE && c != TB_CONSUMER_MMAP)
+		goto out;
+	if (!s->ring) {
+		ret = tb_session_create_ring(s, size);
+		if (ret)
+			goto out;
+	}
+	rb = s->ring;
+	ret = -EINVAL;
+	if (rb->size != size)
+		goto out;
+
+	tb_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	tb_vm_flags_clear(vma, VM_MAYEXEC);
+	if (vma->vm_flags & VM_WRITE) {
+		/* The consumer now owns data_tail; the kernel validates it. */
+		WRITE_ONCE(rb->honour_tail, true);
+		rb->ctl->flags &= ~TRACEBUF_CTL_F_READONLY;
+	} else {
+		tb_vm_flags_clear(vma, VM_MAYWRITE);
+		if (!READ_ONCE(rb->honour_tail))
+			rb->ctl->flags |= TRACEBUF_CTL_F_READONLY;
+	}
+	vma->vm_ops = &tb_vm_ops;
+	ret = tb_insert_pages(rb, vma);
+out:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
+ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
+			bool nonblock)
+{
+	struct tb_ring *rb = tb_session_ring(s);
+	ssize_t ret;
+	int c;
+
+	if (!rb)
+		return -ENXIO;
+	c = atomic_cmpxchg(&s->consumer, TB_CONSUMER_NONE, TB_CONSUMER_READ);
+	if (c != TB_CONSUMER_NONE && c != TB_CONSUMER_READ)
+		return -EBUSY;
+	if (!len)
+		return 0;
+
+	if (nonblock) {
+		if (!mutex_trylock(&s->read_lock))
+			return -EAGAIN;
+	} else if (mutex_lock_interruptible(&s->read_lock)) {
+		return -ERESTARTSYS;
+	}
+	for (;;) {
+		/* Non-blocking reads take what is there; blocking ones wait. */
+		if (nonblock || tb_ring_readable(rb)) {
+			ret = tb_ring_read(rb, buf, len);
+			if (ret || nonblock)
+				break;
+		}
+		/* Pairs with the smp_mb() in the waker's wq_has_sleeper(). */
+		ret = wait_event_interruptible(s->wq, tb_ring_readable(rb));
+		if (ret)
+			break;
+	}
+	if (ret == 0)
+		ret = -EAGAIN;
+	mutex_unlock(&s->read_lock);
+	return ret;
+}
+
+__poll_t tb_session_poll(struct tb_session *s, struct file *file,
+			 struct poll_table_struct *wait)
+{
+	struct tb_ring *rb;
+
+	poll_wait(file, &s->wq, wait);
+	rb = tb_session_ring(s);
+	if (rb && tb_ring_ready(rb))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+bool tb_session_has_waiters(struct tb_session *s)
+{
+	/* wq_has_sleeper() has the smp_mb() pairing with the sleeper's. */
+	return wq_has_sleeper(&s->wq) || READ_ONCE(s->fasync);
+}
+
+/* From the ring's irq_work: hardirq context. */
+void tb_session_wake(struct tb_session *s, int band)
+{
+	wake_up_all(&s->wq);
+	kill_fasync(&s->fasync, SIGIO, band);
+}
+
+long tb_ioctl_user_marker(struct tb_session *s, void __user *arg)
+{
+	struct tracebuf_user_marker m;
+	struct tracebuf_rec_user *u;
+	struct tracebuf_wr wr;
+	struct tb_ring *rb;
+	u8 *buf = NULL;
+	int ret;
+
+	ret = tb_copy_struct_in(&m, sizeof(m), TRACEBUF_USER_MARKER_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	if (m.flags || m.reserved0 || memchr_inv(m.reserved, 0, sizeof(m.reserved)) ||
+	    m.len > TRACEBUF_USER_MARKER_MAX)
+		return -EINVAL;
+	rb = tb_session_ring(s);
+	if (!rb)
+		return -ENXIO;
+	if (m.len) {
+		/* Copy first: the reservation must not wait on a page fault. */
+		buf = memdup_user(u64_to_user_ptr(m.data_ptr), m.len);
+		if (IS_ERR(buf))
+			return PTR_ERR(buf);
+	}
+	ret = tracebuf_reserve(rb, TRACEBUF_REC_USER, sizeof(*u) + m.len, &wr);
+	if (!ret) {
+		u = (struct tracebuf_rec_user *)wr.rec;
+		u->cookie = m.cookie;
+		u->len = m.len;
+		u->reserved = 0;
+		if (m.len)
+			memcpy(u + 1, buf, m.len);
+		tracebuf_commit(rb, &wr);
+	}
+	kfree(buf);
+	return ret;
+}
+
+/**
+ * tracebuf_ring_get - the data ring of an open /dev/tracebuf file
+ * @fd: a file descriptor of the calling process
+ *
+ * For tests-only producers. Holds a reference to the file, and so to the
+ * session and its ring, until tracebuf_ring_put().
+ */
+struct tb_ring *tracebuf_ring_get(int fd)
+{
+	struct file *f = fget(fd);
+	struct tb_session *s;
+	struct tb_ring *rb;
+
+	if (!f)
+		return ERR_PTR(-EBADF);
+	if (f->f_op != &tb_fops) {
+		fput(f);
+		return ERR_PTR(-EINVAL);
+	}
+	s = f->private_data;
+	rb = tb_session_ring(s);
+	if (!rb) {
+		fput(f);
+		return ERR_PTR(-ENXIO);
+	}
+	return rb;
+}
+EXPORT_SYMBOL_GPL(tracebuf_ring_get);
+
+void tracebuf_ring_put(struct tb_ring *rb)
+{
+	fput(rb->s->file);
+}
+EXPORT_SYMBOL_GPL(tracebuf_ring_put);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * tb_producer: a tests-only module that writes TRACEBUF_REC_TEST records
+ * into a tracebuf session's data ring from task, softirq and hardirq
+ * context on every online CPU at once. Shared by the module and the guest
+ * tests.
+ *
+ * Record payload: byte i of the payload is (u8)(seq * 31 + i).
+ */
+#ifndef _TB_PRODUCER_H
+#define _TB_PRODUCER_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define TBP_DEVICE	"/dev/tb_producer"
+#define TBP_NR_CTX	3	/* TRACEBUF_CTX_TASK, _SOFTIRQ, _HARDIRQ */
+
+struct tbp_start {
+	__s32	fd;		/* an open /dev/tracebuf with a data ring */
+	__u32	contexts;	/* bit n: enum tracebuf_test_context n */
+	__u32	size;		/* record size in bytes, prefix included */
+	__u32	batch;		/* records per timer expiry */
+	__u64	count;		/* records per context per CPU */
+	__u64	period_ns;	/* timer period for the irq contexts */
+};
+
+struct tbp_stats {
+	__u64	attempted[TBP_NR_CTX];
+	__u64	ok[TBP_NR_CTX];
+	__u64	failed[TBP_NR_CTX];
+	__u32	nr_cpus;
+	__u32	done;
+};
+
+#define TBP_IOC_START	_IOW('p', 1, struct tbp_start)
+#define TBP_IOC_WAIT	_IOR('p', 2, struct tbp_stats)	/* until done */
+#define TBP_IOC_STOP	_IOR('p', 3, struct tbp_stats)	/* stop now */
+
+#endif /* _TB_PRODUCER_H */
