@@ -6,6 +6,7 @@
 #   make check           every test: unit, lint, builds, all guest kernels
 #   make check-quick     unit tests and the x86_64 6.1 guest only
 #   make demo            boot a guest, modprobe tracebuf, run 'tracebuf info'
+#   make bench           data-ring throughput, from a guest (numbers, not tests)
 #   make lint            checkpatch --strict and sparse; silent when clean
 #   make install         library, tool, man pages, udev rule, modprobe.d example
 #   make dkms-install    register, build and install the module with DKMS
@@ -28,7 +29,7 @@ endif
 KBUILD_ARGS	:= $(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
 
 .PHONY: all module userspace install install-config dkms-install dkms-uninstall \
-	deps check check-quick demo lint lint-results clean
+	deps check check-quick demo bench lint lint-results clean
 
 all: module userspace
 
@@ -76,6 +77,10 @@ check-quick:
 demo:
 	@bash tests/harness/deps.sh --quick
 	@bash tests/harness/demo.sh
+
+bench:
+	@bash tests/harness/deps.sh --quick
+	@bash tests/harness/bench.sh
 
 # Lint runs against the x86_64 6.1 headers from the private cache (or KDIR
 # when LINT_KDIR is given).

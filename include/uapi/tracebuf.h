@@ -195,7 +195,11 @@ struct tracebuf_ctl {
 	__u32	reserved0;
 	__u8	pad0[128 - 40];
 
-	/* Kernel-written: bytes reserved so far (free-running, monotonic). */
+	/*
+	 * Kernel-written: bytes reserved so far (free-running). A hint of how
+	 * far to look: concurrent writers may leave it briefly behind, and it
+	 * may cover records still being written. The commit word decides.
+	 */
 	__u64	data_head;
 	__u8	pad1[128 - 8];
 
@@ -361,10 +365,18 @@ struct tracebuf_user_marker {
  * the wakeup condition (watermark or every-N records) holds. A session
  * uses either mmap or read(), not both: the other gets -EBUSY.
  *
- * poll(2): EPOLLIN|EPOLLRDNORM when unread data >= data_watermark, every
- * wakeup_events records, or unread AUX >= aux_watermark; EPOLLHUP when the
- * session can produce nothing more; EPOLLERR when it stopped on an error.
- * SIGIO with O_ASYNC/F_SETOWN: si_code POLL_IN or POLL_HUP.
+ * poll(2): EPOLLIN|EPOLLRDNORM when unread data >= data_watermark, or
+ * while the record that completed a group of wakeup_events records is
+ * unread, or unread AUX >= aux_watermark (level-triggered: it holds until
+ * the consumer moves its tail). With a read-only mapping the tail never
+ * moves, so once the watermark is reached poll stays ready. EPOLLHUP when
+ * the session can produce nothing more; EPOLLERR when it stopped on an
+ * error. Wakeups are sent only while someone sleeps in poll/read or SIGIO
+ * is armed (ctl->wakeups counts them).
+ *
+ * SIGIO: O_ASYNC with F_SETOWN or F_SETOWN_EX. With a signal chosen by
+ * F_SETSIG, the siginfo has si_code POLL_IN (POLL_HUP at hang-up), si_band
+ * POLLIN|POLLRDNORM and si_fd; without F_SETSIG a plain SIGIO is sent.
  */
 
 #endif /* _UAPI_TRACEBUF_H */

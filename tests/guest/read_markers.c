@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User markers (contents, order, errors) and read(2): whole records, a
+ * short buffer gets -EINVAL and loses nothing, O_NONBLOCK on empty gets
+ * -EAGAIN, a blocking read waits for the watermark.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#include <libtracebuf.h>
+#include "tbtest.h"
+
+static void markers_mmap(void)
+{
+	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU };
+	struct tracebuf_user_marker m;
+	const struct tracebuf_record *r;
+	struct tracebuf_session s;
+	char big[TRACEBUF_USER_MARKER_MAX + 1];
+	uint64_t i, n = 0;
+
+	strcpy(su.backend, TRACEBUF_BACKEND_DATA);
+	if (tracebuf_open(&s, 0) || tracebuf_setup(&s, &su) || tracebuf_map(&s, 65536, 0)) {
+		TBT_CHECK(0, "session");
+		return;
+	}
+	for (i = 0; i < 100; i++) {
+		char text[32];
+		int len = snprintf(text, sizeof(text), "marker %llu", (unsigned long long)i);
+
+		TBT_CHECK(tracebuf_user_marker(&s, 1000 + i, text, len) == 0, "marker %llu", (unsigned long long)i);
+	}
+	TBT_CHECK(tracebuf_user_marker(&s, 7, NULL, 0) == 0, "empty marker");
+	while ((r = tracebuf_peek(&s))) {
+		const struct tracebuf_rec_user *u = (const void *)r;
+		char text[32];
+
+		if (n < 100) {
+			int len = snprintf(text, sizeof(text), "marker %llu", (unsigned long long)n);
+
+			TBT_CHECK(r->hdr.type == TRACEBUF_REC_USER && u->cookie == 1000 + n &&
+				  u->len == (uint32_t)len && !memcmp(u + 1, text, len) &&
+				  r->hdr.size == ((sizeof(*u) + len + 7) & ~7u),
+				  "marker %llu wrong", (unsigned long long)n);
+		} else {
+			TBT_CHECK(u->cookie == 7 && u->len == 0 && r->hdr.size == sizeof(*u), "empty marker wrong");
+		}
+		TBT_CHECK(r->time > 0 && r->cpu < 8192, "prefix");
+		n++;
+		tracebuf_advance(&s, r);
+	}
+	TBT_CHECK(n == 101, "%llu markers read", (unsigned long long)n);
+	TBT_CHECK(s.ctl->records_written == 101, "records_written %llu",
+		  (unsigned long long)s.ctl->records_written);
+
+	memset(big, 'x', sizeof(big));
+	memset(&m, 0, sizeof(m));
+	m.size = sizeof(m);
+	m.len = TRACEBUF_USER_MARKER_MAX + 1;
+	m.data_ptr = (uintptr_t)big;
+	TBT_ERRNO(ioctl(s.fd, TRACEBUF_IOC_USER_MARKER, &m), EINVAL);
+	m.len = 8;
+	m.flags = 1;
+	TBT_ERRNO(ioctl(s.fd, TRACEBUF_IOC_USER_MARKER, &m), EINVAL);
+	m.flags = 0;
+	m.reserved[1] = 1;
+	TBT_ERRNO(ioctl(s.fd, TRACEBUF_IOC_USER_MARKER, &m), EINVAL);
+	m.reserved[1] = 0;
+	m.data_ptr = 16;
+	TBT_ERRNO(ioctl(s.fd, TRACEBUF_IOC_USER_MARKER, &m), EFAULT);
+	m.size = 8;
+	TBT_ERRNO(ioctl(s.fd, TRACEBUF_IOC_USER_MARKER, &m), EINVAL);
+	TBT_CHECK(tracebuf_user_marker(&s, 1, big, TRACEBUF_USER_MARKER_MAX) == 0, "max marker");
+	tracebuf_close(&s);
+}
+
+struct reader {
+	int fd;
+	ssize_t ret;
+	char buf[4096];
+};
+
+static void *read_thread(void *arg)
+{
+	struct reader *r = arg;
+
+	r->ret = read(r->fd, r->buf, sizeof(r->buf));
+	return NULL;
+}
+
+static void read_api(void)
+{
+	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU, .data_size = 16384,
+				     .data_watermark = 4 * 40 };
+	struct tracebuf_session s;
+	struct reader rd;
+	char buf[4096];
+	pthread_t th;
+	ssize_t n;
+	int i;
+
+	strcpy(su.backend, TRACEBUF_BACKEND_DATA);
+	if (tracebuf_open(&s, TRACEBUF_OPEN_NONBLOCK) || tracebuf_setup(&s, &su)) {
+		TBT_CHECK(0, "session");
+		return;
+	}
+	TBT_ERRNO(read(s.fd, buf, sizeof(buf)), EAGAIN);
+	for (i = 0; i < 3; i++)
+		TBT_CHECK(tracebuf_user_marker(&s, i, NULL, 0) == 0, "marker");
+	/* Too small for one record: -EINVAL, nothing consumed. */
+	TBT_ERRNO(read(s.fd, buf, 39), EINVAL);
+	/* Room for two and a half: two whole records. */
+	n = read(s.fd, buf, 100);
+	TBT_CHECK(n == 80, "read %zd, want 80", n);
+	TBT_CHECK(((struct tracebuf_rec_user *)buf)->cookie == 0 &&
+		  ((struct tracebuf_rec_user *)(buf + 40))->cookie == 1, "order");
+	n = read(s.fd, buf, sizeof(buf));
+	TBT_CHECK(n == 40 && ((struct tracebuf_rec_user *)buf)->cookie == 2, "third: %zd", n);
+	TBT_ERRNO(read(s.fd, buf, sizeof(buf)), EAGAIN);
+
+	/* Blocking: waits for the watermark (4 records), not just any data. */
+	fcntl(s.fd, F_SETFL, 0);
+	rd.fd = s.fd;
+	rd.ret = -2;
+	pthread_create(&th, NULL, read_thread, &rd);
+	for (i = 0; i < 3; i++)
+		TBT_CHECK(tracebuf_user_marker(&s, 10 + i, NULL, 0) == 0, "marker");
+	usleep(300000);
+	TBT_CHECK(rd.ret == -2, "blocking read returned below the watermark: %zd", rd.ret);
+	TBT_CHECK(tracebuf_user_marker(&s, 13, NULL, 0) == 0, "marker");
+	pthread_join(th, NULL);
+	TBT_CHECK(rd.ret == 160, "blocking read got %zd, want 160", rd.ret);
+	TBT_CHECK(s.ctl == NULL, "library mapped a read() session");
+	tracebuf_close(&s);
+}
+
+int main(void)
+{
+	if (tbt_modprobe("tracebuf"))
+		return 1;
+	markers_mmap();
+	read_api();
+	return tbt_done();
+}
