@@ -11,10 +11,16 @@
 #include "tbtest.h"
 #include "tb_producer.h"
 
+#ifdef __x86_64__
+#define ALL_CTX 15	/* task, softirq, hardirq, NMI */
+#else
+#define ALL_CTX 7	/* no NMI source in the arm64 guest */
+#endif
+
 static int start(struct tracebuf_session *s, int *pfd, uint64_t count)
 {
 	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU };
-	struct tbp_start st = { .contexts = 7, .size = 128, .batch = 8,
+	struct tbp_start st = { .contexts = ALL_CTX, .size = 128, .batch = 8,
 				.count = count, .period_ns = 10000 };
 
 	strcpy(su.backend, TRACEBUF_BACKEND_DATA);

@@ -20,12 +20,21 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#define TBP_HAVE_NMI 1
+#else
+#define TBP_HAVE_NMI 0
+#endif
 
 #include "ring.h"
 #include "tb_producer.h"
 
 struct tbp_cpu {
+	/* [SOFTIRQ], [HARDIRQ], and [NMI]: the hard timer that sends self-NMIs */
 	struct hrtimer timer[TBP_NR_CTX];
+	atomic_t nmi_expected;		/* self-NMIs sent and not yet taken */
 	struct task_struct *task;
 	unsigned int cpu;
 	/* Each counter is written only by its own context on this CPU. */
@@ -93,6 +102,36 @@ static enum hrtimer_restart tbp_timer_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+#if TBP_HAVE_NMI
+/* NMI context: a batch of records, nested inside whatever was running. */
+static int tbp_nmi_handler(unsigned int cmd, struct pt_regs *regs)
+{
+	struct tbp_cpu *pc = this_cpu_ptr(tbp.pc);
+	u32 i;
+
+	if (atomic_add_unless(&pc->nmi_expected, -1, 0) == 0)
+		return NMI_DONE;	/* not ours: let the next handler look */
+	for (i = 0; i < tbp.cfg.batch && pc->seq[TRACEBUF_CTX_NMI] < tbp.cfg.count; i++)
+		tbp_produce(pc, TRACEBUF_CTX_NMI);
+	return NMI_HANDLED;
+}
+
+/* Hard timer: send this CPU an NMI; its handler writes the records. */
+static enum hrtimer_restart tbp_nmi_timer_fn(struct hrtimer *t)
+{
+	struct tbp_cpu *pc = container_of(t, struct tbp_cpu, timer[TRACEBUF_CTX_NMI]);
+
+	if (pc->seq[TRACEBUF_CTX_NMI] >= tbp.cfg.count || READ_ONCE(tbp.stopping)) {
+		tbp_unit_done();
+		return HRTIMER_NORESTART;
+	}
+	atomic_inc(&pc->nmi_expected);
+	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
+	hrtimer_forward_now(t, ns_to_ktime(tbp.cfg.period_ns));
+	return HRTIMER_RESTART;
+}
+#endif
+
 static int tbp_thread_fn(void *arg)
 {
 	struct tbp_cpu *pc = arg;
@@ -124,6 +163,9 @@ static void tbp_start_timers(void *arg)
 	if (tbp.cfg.contexts & BIT(TRACEBUF_CTX_SOFTIRQ))
 		hrtimer_start(&pc->timer[TRACEBUF_CTX_SOFTIRQ], period,
 			      HRTIMER_MODE_REL_PINNED_SOFT);
+	if (tbp.cfg.contexts & BIT(TRACEBUF_CTX_NMI))
+		hrtimer_start(&pc->timer[TRACEBUF_CTX_NMI], period,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /* Stop everything and drop the ring. Under tbp.lock. */
@@ -138,7 +180,7 @@ static void tbp_teardown(void)
 		struct tbp_cpu *pc = per_cpu_ptr(tbp.pc, cpu);
 		int ctx;
 
-		for (ctx = TRACEBUF_CTX_SOFTIRQ; ctx <= TRACEBUF_CTX_HARDIRQ; ctx++)
+		for (ctx = TRACEBUF_CTX_SOFTIRQ; ctx < TBP_NR_CTX; ctx++)
 			if (hrtimer_cancel(&pc->timer[ctx]))
 				tbp_unit_done();	/* cancelled before it finished */
 		if (pc->task) {
@@ -184,6 +226,8 @@ static long tbp_start(struct file *file, void __user *arg)
 	    cfg.size < sizeof(struct tracebuf_rec_test) || cfg.size > 65536 ||
 	    !cfg.batch || !cfg.count || cfg.period_ns < 1000)
 		return -EINVAL;
+	if (!TBP_HAVE_NMI && cfg.contexts & BIT(TRACEBUF_CTX_NMI))
+		return -EOPNOTSUPP;
 	if (tbp.rb)
 		return -EBUSY;
 	rb = tracebuf_ring_get(cfg.fd);
@@ -201,6 +245,7 @@ static long tbp_start(struct file *file, void __user *arg)
 		memset(pc->seq, 0, sizeof(pc->seq));
 		memset(pc->ok, 0, sizeof(pc->ok));
 		memset(pc->failed, 0, sizeof(pc->failed));
+		atomic_set(&pc->nmi_expected, 0);
 		pc->cpu = cpu;
 		for (ctx = 0; ctx < TBP_NR_CTX; ctx++)
 			if (cfg.contexts & BIT(ctx))
@@ -304,16 +349,30 @@ static int __init tbp_init(void)
 	for_each_possible_cpu(cpu) {
 		struct tbp_cpu *pc = per_cpu_ptr(tbp.pc, cpu);
 
-		for (ctx = TRACEBUF_CTX_SOFTIRQ; ctx <= TRACEBUF_CTX_HARDIRQ; ctx++) {
+		for (ctx = TRACEBUF_CTX_SOFTIRQ; ctx < TBP_NR_CTX; ctx++) {
 			hrtimer_init(&pc->timer[ctx], CLOCK_MONOTONIC,
-				     ctx == TRACEBUF_CTX_HARDIRQ ?
-				     HRTIMER_MODE_REL_PINNED_HARD :
-				     HRTIMER_MODE_REL_PINNED_SOFT);
+				     ctx == TRACEBUF_CTX_SOFTIRQ ?
+				     HRTIMER_MODE_REL_PINNED_SOFT :
+				     HRTIMER_MODE_REL_PINNED_HARD);
 			pc->timer[ctx].function = tbp_timer_fn;
 		}
+#if TBP_HAVE_NMI
+		pc->timer[TRACEBUF_CTX_NMI].function = tbp_nmi_timer_fn;
+#endif
 	}
+#if TBP_HAVE_NMI
+	ret = register_nmi_handler(NMI_LOCAL, tbp_nmi_handler, 0, "tb_producer");
+	if (ret) {
+		free_percpu(tbp.pc);
+		free_cpumask_var(tbp.cpus);
+		return ret;
+	}
+#endif
 	ret = misc_register(&tbp_dev);
 	if (ret) {
+#if TBP_HAVE_NMI
+		unregister_nmi_handler(NMI_LOCAL, "tb_producer");
+#endif
 		free_percpu(tbp.pc);
 		free_cpumask_var(tbp.cpus);
 	}
@@ -323,6 +382,9 @@ static int __init tbp_init(void)
 static void __exit tbp_exit(void)
 {
 	misc_deregister(&tbp_dev);
+#if TBP_HAVE_NMI
+	unregister_nmi_handler(NMI_LOCAL, "tb_producer");
+#endif
 	free_percpu(tbp.pc);
 	free_cpumask_var(tbp.cpus);
 }

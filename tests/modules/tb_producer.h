@@ -2,8 +2,10 @@
 /*
  * tb_producer: a tests-only module that writes TRACEBUF_REC_TEST records
  * into a tracebuf session's data ring from task, softirq and hardirq
- * context on every online CPU at once. Shared by the module and the guest
- * tests.
+ * context on every online CPU at once, and on x86_64 from NMI context too
+ * (self-NMIs sent from a per-CPU hrtimer, interrupting its own writer).
+ * Shared by the module and the guest tests. START with the NMI context
+ * where it is not supported gets -EOPNOTSUPP.
  *
  * Record payload: byte i of the payload is (u8)(seq * 31 + i).
  */
@@ -14,7 +16,8 @@
 #include <linux/types.h>
 
 #define TBP_DEVICE	"/dev/tb_producer"
-#define TBP_NR_CTX	3	/* TRACEBUF_CTX_TASK, _SOFTIRQ, _HARDIRQ */
+/* TRACEBUF_CTX_TASK, _SOFTIRQ, _HARDIRQ, _NMI (x86_64 only: self-NMIs) */
+#define TBP_NR_CTX	4
 
 struct tbp_start {
 	__s32	fd;		/* an open /dev/tracebuf with a data ring */
