@@ -7,7 +7,9 @@
 #define _TRACEBUF_INTERNAL_H
 
 #include <linux/types.h>
+#include <linux/cpumask.h>
 #include <linux/fs.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
@@ -54,6 +56,13 @@ struct tb_session {
 	wait_queue_head_t wq;		/* poll and read() sleep here */
 	struct fasync_struct *fasync;	/* SIGIO, under fasync_helper's rules */
 	struct file *file;		/* for tests-only producers' references */
+	/*
+	 * The CPUs the session traces, and its place on the list the CPU
+	 * hotplug callback walks; both under tb_sessions_lock.
+	 */
+	cpumask_var_t cpus;
+	struct list_head list;
+	bool hup;			/* can produce nothing more: EPOLLHUP */
 };
 
 /* main.c */
@@ -72,5 +81,8 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 			 struct poll_table_struct *wait);
 bool tb_session_has_waiters(struct tb_session *s);
 void tb_session_wake(struct tb_session *s, int band);
+void tb_session_release(struct tb_session *s);
+int tb_sessions_init(void);
+void tb_sessions_exit(void);
 
 #endif /* _TRACEBUF_INTERNAL_H */

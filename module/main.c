@@ -23,6 +23,11 @@ static int tb_open(struct inode *inode, struct file *file)
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
+	if (!zalloc_cpumask_var(&s->cpus, GFP_KERNEL)) {
+		kfree(s);
+		return -ENOMEM;
+	}
+	INIT_LIST_HEAD(&s->list);
 	mutex_init(&s->lock);
 	mutex_init(&s->read_lock);
 	init_waitqueue_head(&s->wq);
@@ -37,7 +42,9 @@ static int tb_release(struct inode *inode, struct file *file)
 	struct tb_session *s = file->private_data;
 
 	/* Last reference: no mapping, producer or ioctl can reach s now. */
+	tb_session_release(s);
 	tb_ring_free(s->ring);
+	free_cpumask_var(s->cpus);
 	mutex_destroy(&s->read_lock);
 	mutex_destroy(&s->lock);
 	kfree(s);
@@ -111,8 +118,14 @@ static int __init tb_init(void)
 	ret = tb_backends_init();
 	if (ret)
 		return ret;
+	ret = tb_sessions_init();
+	if (ret) {
+		tb_backends_exit();
+		return ret;
+	}
 	ret = misc_register(&tb_miscdev);
 	if (ret) {
+		tb_sessions_exit();
 		tb_backends_exit();
 		return ret;
 	}
@@ -124,6 +137,7 @@ static int __init tb_init(void)
 static void __exit tb_exit(void)
 {
 	misc_deregister(&tb_miscdev);
+	tb_sessions_exit();
 	tb_backends_exit();
 }
 

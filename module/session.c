@@ -10,7 +10,9 @@
  * gone (each VMA holds the file) and every tests-only producer has let go
  * (each holds the file too).
  */
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/cpuhotplug.h>
 #include <linux/file.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -25,6 +27,14 @@
 #include "ring.h"
 
 #define TB_CPUSET_MAX	1024	/* bytes of CPU bitmap: 8192 CPUs */
+
+/*
+ * Every set-up session, for the CPU hotplug callback. Lock order:
+ * cpu_hotplug_lock -> s->lock -> tb_sessions_lock.
+ */
+static LIST_HEAD(tb_sessions);
+static DEFINE_MUTEX(tb_sessions_lock);
+static enum cpuhp_state tb_cpuhp_state;
 
 static struct tb_ring *tb_session_ring(struct tb_session *s)
 {
@@ -123,32 +133,36 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	if (su.data_size && su.data_watermark > su.data_size)
 		return -EINVAL;
 
-	switch (su.target) {
-	case TRACEBUF_TARGET_CPU:
-		if (su.cpuset_ptr || su.cpuset_size)
-			return -EINVAL;
-		if (su.cpu >= nr_cpu_ids || !cpu_online(su.cpu))
-			return -EINVAL;
-		cpu = su.cpu;
-		break;
-	case TRACEBUF_TARGET_CPUSET:
+	ret = tb_pick_backend(su.backend, &backend);
+	if (ret)
+		return ret;
+	if (su.target == TRACEBUF_TARGET_CPUSET) {
 		if (su.cpu || !su.cpuset_size || su.cpuset_size > TB_CPUSET_MAX)
 			return -EINVAL;
 		bits = memdup_user(u64_to_user_ptr(su.cpuset_ptr), su.cpuset_size);
 		if (IS_ERR(bits))
 			return PTR_ERR(bits);
-		cpu = tb_check_cpuset(&su, bits);
-		kfree(bits);
-		if (cpu < 0)
-			return cpu;
-		break;
-	default:
-		return -EINVAL;
 	}
 
-	ret = tb_pick_backend(su.backend, &backend);
-	if (ret)
-		return ret;
+	/* No CPU may go away between the online check and the list. */
+	cpus_read_lock();
+	switch (su.target) {
+	case TRACEBUF_TARGET_CPU:
+		cpu = -EINVAL;
+		if (!su.cpuset_ptr && !su.cpuset_size && su.cpu < nr_cpu_ids &&
+		    cpu_online(su.cpu))
+			cpu = su.cpu;
+		break;
+	case TRACEBUF_TARGET_CPUSET:
+		cpu = tb_check_cpuset(&su, bits);
+		break;
+	default:
+		cpu = -EINVAL;
+	}
+	if (cpu < 0) {
+		ret = cpu;
+		goto out_cpus;
+	}
 
 	mutex_lock(&s->lock);
 	if (s->ring) {
@@ -161,9 +175,69 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	s->setup_done = true;
 	if (su.data_size)
 		ret = tb_session_create_ring(s, su.data_size);
+	if (!ret) {
+		mutex_lock(&tb_sessions_lock);
+		cpumask_clear(s->cpus);
+		if (su.target == TRACEBUF_TARGET_CPU)
+			cpumask_set_cpu(cpu, s->cpus);
+		else
+			bitmap_copy(cpumask_bits(s->cpus), bits,
+				    min_t(unsigned int, nr_cpu_ids,
+					  su.cpuset_size * BITS_PER_BYTE));
+		if (list_empty(&s->list))
+			list_add(&s->list, &tb_sessions);
+		mutex_unlock(&tb_sessions_lock);
+	}
 out:
 	mutex_unlock(&s->lock);
+out_cpus:
+	cpus_read_unlock();
+	kfree(bits);
 	return ret;
+}
+
+void tb_session_release(struct tb_session *s)
+{
+	mutex_lock(&tb_sessions_lock);
+	list_del_init(&s->list);
+	mutex_unlock(&tb_sessions_lock);
+}
+
+/*
+ * A traced CPU is going offline: its sessions can produce nothing more
+ * from it. Tell their consumers (EPOLLHUP, SIGIO with POLL_HUP, read()
+ * returns 0 once drained). The ring stays readable.
+ */
+static int tb_cpu_offline(unsigned int cpu)
+{
+	struct tb_session *s;
+
+	mutex_lock(&tb_sessions_lock);
+	list_for_each_entry(s, &tb_sessions, list) {
+		if (!cpumask_test_cpu(cpu, s->cpus) || READ_ONCE(s->hup))
+			continue;
+		WRITE_ONCE(s->hup, true);
+		tb_session_wake(s, POLL_HUP);
+	}
+	mutex_unlock(&tb_sessions_lock);
+	return 0;
+}
+
+int tb_sessions_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tracebuf:online",
+					NULL, tb_cpu_offline);
+	if (ret < 0)
+		return ret;
+	tb_cpuhp_state = ret;
+	return 0;
+}
+
+void tb_sessions_exit(void)
+{
+	cpuhp_remove_state_nocalls(tb_cpuhp_state);
 }
 
 static int tb_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
@@ -264,18 +338,25 @@ ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
 		return -ERESTARTSYS;
 	}
 	for (;;) {
-		/* Non-blocking reads take what is there; blocking ones wait. */
-		if (nonblock || tb_ring_readable(rb)) {
+		bool hup = READ_ONCE(s->hup);
+
+		/*
+		 * Non-blocking reads, and reads after a hang-up, take what is
+		 * there; blocking ones wait for the wakeup condition.
+		 */
+		if (nonblock || hup || tb_ring_readable(rb)) {
 			ret = tb_ring_read(rb, buf, len);
-			if (ret || nonblock)
+			if (ret || nonblock || hup)
 				break;
 		}
 		/* Pairs with the smp_mb() in the waker's wq_has_sleeper(). */
-		ret = wait_event_interruptible(s->wq, tb_ring_readable(rb));
+		ret = wait_event_interruptible(s->wq, tb_ring_readable(rb) ||
+					       READ_ONCE(s->hup));
 		if (ret)
 			break;
 	}
-	if (ret == 0)
+	/* Nothing committed yet, without blocking: try again, unless at EOF. */
+	if (ret == 0 && nonblock && !READ_ONCE(s->hup))
 		ret = -EAGAIN;
 	mutex_unlock(&s->read_lock);
 	return ret;
@@ -285,12 +366,15 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 			 struct poll_table_struct *wait)
 {
 	struct tb_ring *rb;
+	__poll_t events = 0;
 
 	poll_wait(file, &s->wq, wait);
 	rb = tb_session_ring(s);
 	if (rb && tb_ring_ready(rb))
-		return EPOLLIN | EPOLLRDNORM;
-	return 0;
+		events |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(s->hup))
+		events |= EPOLLHUP;
+	return events;
 }
 
 bool tb_session_has_waiters(struct tb_session *s)
