@@ -39,15 +39,10 @@ long tb_ioctl_get_info(struct tb_session *s, void __user *arg)
 	u32 usize;
 	int ret;
 
-	if (get_user(usize, (u32 __user *)arg))
-		return -EFAULT;
-	if (usize < TRACEBUF_INFO_SIZE_VER0)
-		return -EINVAL;
-	if (usize > PAGE_SIZE)
-		return -E2BIG;
-	ret = copy_struct_from_user(&info, sizeof(info), arg, usize);
+	ret = tb_copy_struct_in(&info, sizeof(info), TRACEBUF_INFO_SIZE_VER0, arg);
 	if (ret)
 		return ret;
+	usize = info.size;
 	if (info.reserved0 || memchr_inv(info.reserved, 0, sizeof(info.reserved)))
 		return -EINVAL;
 	if (info.backends_max &&

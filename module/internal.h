@@ -72,6 +72,7 @@ extern const struct file_operations tb_fops;
 long tb_ioctl_get_info(struct tb_session *s, void __user *arg);
 
 /* session.c */
+int tb_copy_struct_in(void *dst, size_t ksize, size_t ver0, void __user *arg);
 long tb_ioctl_setup(struct tb_session *s, void __user *arg);
 long tb_ioctl_user_marker(struct tb_session *s, void __user *arg);
 int tb_session_mmap(struct tb_session *s, struct vm_area_struct *vma);

@@ -42,8 +42,7 @@ static struct tb_ring *tb_session_ring(struct tb_session *s)
 }
 
 /* Copy a size-prefixed struct in, with the rules of the UAPI header. */
-static int tb_copy_struct_in(void *dst, size_t ksize, size_t ver0,
-			     void __user *arg)
+int tb_copy_struct_in(void *dst, size_t ksize, size_t ver0, void __user *arg)
 {
 	u32 usize;
 
