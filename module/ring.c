@@ -87,13 +87,6 @@ static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
 	return t;
 }
 
-u64 tb_ring_unread(struct tb_ring *rb)
-{
-	u64 head = atomic64_read(&rb->head);
-
-	return head - tb_ring_tail(rb, head);
-}
-
 /*
  * The wakeup condition shared by poll, read and the writers: unread data
  * at or above the watermark, or an every-N record not yet consumed. Both

@@ -12,7 +12,6 @@
 #include <linux/types.h>
 #include <tracebuf.h>
 
-struct file;
 struct tb_session;
 
 struct tb_ring {
@@ -56,7 +55,6 @@ struct tracebuf_wr {
 struct tb_ring *tb_ring_alloc(struct tb_session *s, u64 size, int node,
 			      u64 watermark, u32 wakeup_events);
 void tb_ring_free(struct tb_ring *rb);
-u64 tb_ring_unread(struct tb_ring *rb);
 bool tb_ring_ready(struct tb_ring *rb);
 bool tb_ring_readable(struct tb_ring *rb);
 ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len);

@@ -166,9 +166,11 @@ struct tracebuf_setup {
  * so the mapping length is exactly page_size + 2 * data_size, where
  * data_size is 2^n pages (n >= 0). A record is always contiguous: a reader
  * at data_offset + (tail & (data_size - 1)) can read the whole record
- * without caring about the wrap. Any other length, a private mapping
- * (-EINVAL), PROT_EXEC (-EPERM), partial munmap (-EINVAL) and mremap growth
- * are refused; the mapping is not inherited across fork.
+ * without caring about the wrap. Any other length, a non-zero offset, a
+ * size other than that of an existing ring, a private mapping (-EINVAL),
+ * PROT_EXEC (-EPERM), mmap before SETUP (-ENXIO), mmap of a session that
+ * read() has consumed from (-EBUSY), partial munmap (-EINVAL) and mremap
+ * growth are refused; the mapping is not inherited across fork.
  *
  * Writable mapping: the consumer owns data_tail and must store it with
  * release semantics after reading. Read-only mapping: the consumer never
@@ -359,10 +361,11 @@ struct tracebuf_user_marker {
 
 /*
  * read(2): for consumers that do not mmap. Copies whole records from the
- * data ring and consumes them. Needs a ring (SETUP.data_size); a buffer
- * too small for the next record gets -EINVAL and consumes nothing;
- * O_NONBLOCK and nothing to read gets -EAGAIN; otherwise read blocks until
- * the wakeup condition (watermark or every-N records) holds. A session
+ * data ring and consumes them. Needs a ring (SETUP.data_size), else
+ * -ENXIO; a buffer too small for the next record gets -EINVAL and consumes
+ * nothing; O_NONBLOCK and nothing to read gets -EAGAIN; otherwise read
+ * blocks until the wakeup condition (watermark or every-N records) holds.
+ * After a hang-up (EPOLLHUP) read returns what is left, then 0. A session
  * uses either mmap or read(), not both: the other gets -EBUSY.
  *
  * poll(2): EPOLLIN|EPOLLRDNORM when unread data >= data_watermark, or
