@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The trace-backend registry. A backend (Intel PT, CoreSight) lives in one
- * file of its own and is listed once in backend.c; tb_backends_init() probes
- * each and keeps those whose hardware is present.
+ * The trace-backend interface. A backend (Intel PT, CoreSight) lives in one
+ * file of its own, fills one struct tb_backend and is listed once in
+ * backend.c. The core (session.c, aux.c, trace.c) owns sessions, mappings,
+ * the AUX pages, the drain timer and CPU hotplug; a backend owns its
+ * registers and its output tables.
+ *
+ * Calling contexts. probe/remove, caps, check_setup, setup_aux/free_aux:
+ * process context, may sleep. start/stop/drain: on the traced CPU with
+ * interrupts disabled (IPI, hrtimer or irq_work), never sleep; the core
+ * guarantees they are serialised per session and CPU.
  */
 #ifndef _TRACEBUF_BACKEND_H
 #define _TRACEBUF_BACKEND_H
@@ -10,21 +17,71 @@
 #include <linux/types.h>
 #include <tracebuf.h>
 
+struct tb_session;
+struct tb_aux;
+
+/* tb_backend.stop() flags */
+#define TB_STOP_PUBLISH		BIT(0)	/* publish what the hardware wrote */
+
 struct tb_backend {
 	const char *name;		/* as in GET_INFO and SETUP */
 	u32 id;				/* enum tracebuf_backend_id */
 	/* Returns 0 when the hardware (or its emulator) is present. */
 	int (*probe)(struct tb_backend *b);
 	void (*remove)(struct tb_backend *b);
+	/* Capabilities of one CPU for GET_CAPS; returns bytes or -errno. */
+	int (*caps)(const struct tb_backend *b, unsigned int cpu, void *buf,
+		    size_t size);
+	/* Can this backend trace what SETUP asks for? 0 or -errno. */
+	int (*check_setup)(const struct tb_backend *b,
+			   const struct cpumask *cpus);
+	/* Output tables for the AUX pages (aux->chunks); stored in aux->priv. */
+	int (*setup_aux)(struct tb_session *s, struct tb_aux *aux);
+	void (*free_aux)(struct tb_aux *aux);
+	/* Start tracing on this CPU: 0, -EBUSY (foreign owner), -EIO. */
+	int (*start)(struct tb_session *s, unsigned int cpu);
+	/* Stop on this CPU; with TB_STOP_PUBLISH publish what was written. */
+	void (*stop)(struct tb_session *s, unsigned int cpu, unsigned int flags);
+	/*
+	 * Periodic drain on this CPU: publish new data, detect collisions,
+	 * restart a ring that stopped full once there is room again.
+	 */
+	void (*drain)(struct tb_session *s, unsigned int cpu);
+
 	/* Filled by probe: */
 	u32 flags;			/* TRACEBUF_BACKEND_F_* */
 	u32 nr_cpus;
 	u32 caps_size;
+	bool one_cpu;			/* one CPU per session (per-CPU sinks) */
+	/* Module providing the registers (an emulator), pinned while held. */
+	struct module *owner;
 };
 
 int tb_backends_init(void);
 void tb_backends_exit(void);
+/*
+ * The set of present backends can change while the module runs (an
+ * emulator registering). Readers take tb_backends_lock; a session pins the
+ * backend it selected with tb_backend_hold() until release.
+ */
+extern struct mutex tb_backends_lock;
 unsigned int tb_backend_count(void);
 const struct tb_backend *tb_backend_get(unsigned int idx);
+const struct tb_backend *tb_backend_find(const char *name);
+int tb_backend_add(struct tb_backend *b);
+void tb_backend_del(struct tb_backend *b);
+int tb_backend_hold(const struct tb_backend *b);
+void tb_backend_release(const struct tb_backend *b);
+bool tb_backend_busy(const struct tb_backend *b);
+
+/* pt.c: Intel PT exists on x86_64 only. */
+#ifdef CONFIG_X86_64
+extern struct tb_backend tb_pt_backend;
+int tb_pt_init(void);
+void tb_pt_exit(void);
+#else
+static inline int tb_pt_init(void) { return 0; }
+static inline void tb_pt_exit(void) { }
+#endif
 
 #endif /* _TRACEBUF_BACKEND_H */

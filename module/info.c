@@ -5,6 +5,8 @@
  */
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -50,6 +52,8 @@ long tb_ioctl_get_info(struct tb_session *s, void __user *arg)
 	     info.backend_desc_size > PAGE_SIZE || !info.backends_ptr))
 		return -EINVAL;
 
+	/* Held across the copies: the list may change (an emulator loading). */
+	mutex_lock(&tb_backends_lock);
 	nr = tb_backend_count();
 	for (i = 0; i < nr && i < info.backends_max; i++) {
 		void __user *dst = u64_to_user_ptr(info.backends_ptr +
@@ -58,8 +62,11 @@ long tb_ioctl_get_info(struct tb_session *s, void __user *arg)
 		ret = tb_put_backend_desc(tb_backend_get(i), dst,
 					  info.backend_desc_size);
 		if (ret)
-			return ret;
+			break;
 	}
+	mutex_unlock(&tb_backends_lock);
+	if (ret)
+		return ret;
 
 	info.size = min_t(u32, usize, sizeof(info));
 	info.abi_version = TRACEBUF_ABI_VERSION;
@@ -72,4 +79,38 @@ long tb_ioctl_get_info(struct tb_session *s, void __user *arg)
 	if (copy_to_user(arg, &info, info.size))
 		return -EFAULT;
 	return 0;
+}
+
+long tb_ioctl_get_caps(struct tb_session *s, void __user *arg)
+{
+	struct tracebuf_caps_query q;
+	const struct tb_backend *b;
+	void *buf;
+	int ret;
+
+	ret = tb_copy_struct_in(&q, sizeof(q), TRACEBUF_CAPS_QUERY_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	if (q.reserved0 || memchr_inv(q.reserved, 0, sizeof(q.reserved)) ||
+	    !memchr(q.backend, 0, sizeof(q.backend)) || q.cpu >= nr_cpu_ids ||
+	    !cpu_possible(q.cpu) || (q.caps_size && !q.caps_ptr))
+		return -EINVAL;
+	buf = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&tb_backends_lock);
+	b = tb_backend_find(q.backend);
+	ret = b && b->caps ? b->caps(b, q.cpu, buf, PAGE_SIZE) : -ENODEV;
+	mutex_unlock(&tb_backends_lock);
+	if (ret >= 0) {
+		size_t n = min_t(size_t, ret, q.caps_size);
+
+		q.caps_size = ret;
+		ret = 0;
+		if (copy_to_user(u64_to_user_ptr(q.caps_ptr), buf, n) ||
+		    copy_to_user(arg, &q, min_t(u32, q.size, sizeof(q))))
+			ret = -EFAULT;
+	}
+	kfree(buf);
+	return ret;
 }

@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 #include <linux/cpumask.h>
+#include <linux/hrtimer.h>
+#include <linux/spinlock.h>
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -25,6 +27,7 @@
  */
 struct tb_ring;
 struct tb_backend;
+struct tb_aux;
 
 /* How the consumer reads the data ring: chosen once, then exclusive. */
 enum tb_consumer {
@@ -63,10 +66,27 @@ struct tb_session {
 	cpumask_var_t cpus;
 	struct list_head list;
 	bool hup;			/* can produce nothing more: EPOLLHUP */
+
+	/* The AUX area: created by its first mmap, under lock (aux.c). */
+	struct tb_aux *aux;
+	u64 aux_watermark;		/* 0: no AUX wakeups; READ_ONCE outside lock */
+	/*
+	 * Tracing state (trace.c): IRQ-safe, taken on the traced CPU in IPI,
+	 * hrtimer and irq_work context. Protects tr_*, drain_cpu and the
+	 * backend's per-session hardware state; s->aux may be read under it.
+	 */
+	spinlock_t trace_lock;
+	bool tr_enabled;
+	bool tr_error;			/* stopped on collision/error: EPOLLERR */
+	cpumask_var_t tr_active;	/* CPUs where the backend is started */
+	int drain_cpu;			/* where drain_timer is pinned, or -1 */
+	struct hrtimer drain_timer;
+	void *bpriv;			/* the backend's per-session state */
 };
 
 /* main.c */
 extern const struct file_operations tb_fops;
+struct device *tb_device(void);
 
 /* info.c */
 long tb_ioctl_get_info(struct tb_session *s, void __user *arg);
@@ -83,6 +103,21 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 bool tb_session_has_waiters(struct tb_session *s);
 void tb_session_wake(struct tb_session *s, int band);
 void tb_session_release(struct tb_session *s);
+int tb_session_open(struct tb_session *s);
+void tb_session_free(struct tb_session *s);
+
+/* trace.c */
+void tb_trace_init(struct tb_session *s);
+long tb_ioctl_enable(struct tb_session *s);
+long tb_ioctl_disable(struct tb_session *s);
+long tb_ioctl_snapshot(struct tb_session *s);
+void tb_trace_disable(struct tb_session *s);
+void tb_trace_error(struct tb_session *s, unsigned int cpu);
+void tb_trace_cpu_offline(struct tb_session *s, unsigned int cpu);
+void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu);
+
+/* info.c */
+long tb_ioctl_get_caps(struct tb_session *s, void __user *arg);
 int tb_sessions_init(void);
 void tb_sessions_exit(void);
 

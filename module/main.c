@@ -27,6 +27,12 @@ static int tb_open(struct inode *inode, struct file *file)
 		kfree(s);
 		return -ENOMEM;
 	}
+	if (!zalloc_cpumask_var(&s->tr_active, GFP_KERNEL)) {
+		free_cpumask_var(s->cpus);
+		kfree(s);
+		return -ENOMEM;
+	}
+	tb_trace_init(s);
 	INIT_LIST_HEAD(&s->list);
 	mutex_init(&s->lock);
 	mutex_init(&s->read_lock);
@@ -44,6 +50,7 @@ static int tb_release(struct inode *inode, struct file *file)
 	/* Last reference: no mapping, producer or ioctl can reach s now. */
 	tb_session_release(s);
 	tb_ring_free(s->ring);
+	free_cpumask_var(s->tr_active);
 	free_cpumask_var(s->cpus);
 	mutex_destroy(&s->read_lock);
 	mutex_destroy(&s->lock);
@@ -87,6 +94,14 @@ static long tb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return tb_ioctl_setup(s, uarg);
 	case TRACEBUF_IOC_USER_MARKER:
 		return tb_ioctl_user_marker(s, uarg);
+	case TRACEBUF_IOC_ENABLE:
+		return tb_ioctl_enable(s);
+	case TRACEBUF_IOC_DISABLE:
+		return tb_ioctl_disable(s);
+	case TRACEBUF_IOC_SNAPSHOT:
+		return tb_ioctl_snapshot(s);
+	case TRACEBUF_IOC_GET_CAPS:
+		return tb_ioctl_get_caps(s, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -111,34 +126,51 @@ static struct miscdevice tb_miscdev = {
 	.mode	= 0600,
 };
 
+/* The misc device, for backends that publish sysfs attributes under it. */
+struct device *tb_device(void)
+{
+	return tb_miscdev.this_device;
+}
+
+/*
+ * The device comes first, so backends can hang their sysfs directories
+ * under it; sessions see the backend list under tb_backends_lock, which
+ * may grow and shrink at any time (an emulator loading).
+ */
 static int __init tb_init(void)
 {
 	int ret;
 
-	ret = tb_backends_init();
+	ret = tb_pt_init();
 	if (ret)
 		return ret;
 	ret = tb_sessions_init();
-	if (ret) {
-		tb_backends_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_pt;
 	ret = misc_register(&tb_miscdev);
-	if (ret) {
-		tb_sessions_exit();
-		tb_backends_exit();
-		return ret;
-	}
-	pr_info("tracebuf: version %s, ABI %u, %u backend(s)\n",
-		TRACEBUF_VERSION, TRACEBUF_ABI_VERSION, tb_backend_count());
+	if (ret)
+		goto out_sessions;
+	ret = tb_backends_init();
+	if (ret)
+		goto out_misc;
+	pr_info("tracebuf: version %s, ABI %u\n", TRACEBUF_VERSION,
+		TRACEBUF_ABI_VERSION);
 	return 0;
+out_misc:
+	misc_deregister(&tb_miscdev);
+out_sessions:
+	tb_sessions_exit();
+out_pt:
+	tb_pt_exit();
+	return ret;
 }
 
 static void __exit tb_exit(void)
 {
+	tb_backends_exit();
 	misc_deregister(&tb_miscdev);
 	tb_sessions_exit();
-	tb_backends_exit();
+	tb_pt_exit();
 }
 
 module_init(tb_init);

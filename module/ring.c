@@ -123,6 +123,16 @@ static void tb_ring_wakeup_work(struct irq_work *work)
 	tb_session_wake(rb->s, POLL_IN);
 }
 
+/*
+ * Something other than a record (AUX data, an error) may have made the
+ * session ready: wake the consumer, through the same NMI-safe irq_work.
+ */
+void tb_ring_kick(struct tb_ring *rb)
+{
+	if (tb_session_has_waiters(rb->s))
+		irq_work_queue(&rb->wakeup_work);
+}
+
 /* Move the every-N mark forward to end (never backwards). */
 static void tb_ring_mark(struct tb_ring *rb, u64 end)
 {

@@ -58,6 +58,7 @@ void tb_ring_free(struct tb_ring *rb);
 bool tb_ring_ready(struct tb_ring *rb);
 bool tb_ring_readable(struct tb_ring *rb);
 ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len);
+void tb_ring_kick(struct tb_ring *rb);
 
 /* The writer API, for any context including NMI. */
 int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size,

@@ -23,6 +23,7 @@
 #include <linux/uaccess.h>
 
 #include "internal.h"
+#include "aux.h"
 #include "backend.h"
 #include "ring.h"
 
@@ -79,23 +80,27 @@ static int tb_check_cpuset(const struct tracebuf_setup *su, unsigned long *bits)
 	return first == nr_cpu_ids ? -EINVAL : first;
 }
 
-static int tb_pick_backend(const char *name, const struct tb_backend **out)
+/* Find and pin the backend SETUP names; NULL for the data-ring-only "none". */
+static int tb_pick_backend(const char *name, const struct cpumask *cpus,
+			   const struct tb_backend **out)
 {
-	unsigned int i;
+	const struct tb_backend *b;
+	int ret;
 
 	*out = NULL;
 	if (!strcmp(name, TRACEBUF_BACKEND_DATA))
 		return 0;
-	for (i = 0; i < tb_backend_count(); i++) {
-		const struct tb_backend *b = tb_backend_get(i);
-
-		if (!name[0] || !strcmp(name, TRACEBUF_BACKEND_AUTO) ||
-		    !strcmp(name, b->name)) {
-			*out = b;
-			return 0;
-		}
-	}
-	return -ENODEV;
+	mutex_lock(&tb_backends_lock);
+	b = tb_backend_find(name);
+	ret = b ? 0 : -ENODEV;
+	if (!ret && b->check_setup)
+		ret = b->check_setup(b, cpus);
+	if (!ret)
+		ret = tb_backend_hold(b);	/* dropped at release or re-SETUP */
+	mutex_unlock(&tb_backends_lock);
+	if (!ret)
+		*out = b;
+	return ret;
 }
 
 /* Under s->lock. */
@@ -116,8 +121,9 @@ static int tb_session_create_ring(struct tb_session *s, u64 size)
 long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 {
 	unsigned long *bits = NULL;
-	const struct tb_backend *backend;
+	const struct tb_backend *backend = NULL;
 	struct tracebuf_setup su;
+	cpumask_var_t cpus;
 	int ret, cpu;
 
 	ret = tb_copy_struct_in(&su, sizeof(su), TRACEBUF_SETUP_SIZE_VER0, arg);
@@ -132,15 +138,16 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	if (su.data_size && su.data_watermark > su.data_size)
 		return -EINVAL;
 
-	ret = tb_pick_backend(su.backend, &backend);
-	if (ret)
-		return ret;
 	if (su.target == TRACEBUF_TARGET_CPUSET) {
 		if (su.cpu || !su.cpuset_size || su.cpuset_size > TB_CPUSET_MAX)
 			return -EINVAL;
 		bits = memdup_user(u64_to_user_ptr(su.cpuset_ptr), su.cpuset_size);
 		if (IS_ERR(bits))
 			return PTR_ERR(bits);
+	}
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL)) {
+		kfree(bits);
+		return -ENOMEM;
 	}
 
 	/* No CPU may go away between the online check and the list. */
@@ -162,50 +169,69 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		ret = cpu;
 		goto out_cpus;
 	}
+	if (su.target == TRACEBUF_TARGET_CPU)
+		cpumask_set_cpu(cpu, cpus);
+	else
+		bitmap_copy(cpumask_bits(cpus), bits,
+			    min_t(unsigned int, nr_cpu_ids,
+				  su.cpuset_size * BITS_PER_BYTE));
+	ret = tb_pick_backend(su.backend, cpus, &backend);
+	if (ret)
+		goto out_cpus;
 
 	mutex_lock(&s->lock);
 	if (s->ring) {
 		ret = -EBUSY;
 		goto out;
 	}
+	/* A repeated SETUP lets go of the backend the previous one held. */
+	if (s->backend)
+		tb_backend_release(s->backend);
 	s->setup = su;
 	s->backend = backend;
+	backend = NULL;
 	s->node = cpu_to_node(cpu);
 	s->setup_done = true;
 	if (su.data_size)
 		ret = tb_session_create_ring(s, su.data_size);
 	if (!ret) {
 		mutex_lock(&tb_sessions_lock);
-		cpumask_clear(s->cpus);
-		if (su.target == TRACEBUF_TARGET_CPU)
-			cpumask_set_cpu(cpu, s->cpus);
-		else
-			bitmap_copy(cpumask_bits(s->cpus), bits,
-				    min_t(unsigned int, nr_cpu_ids,
-					  su.cpuset_size * BITS_PER_BYTE));
+		cpumask_copy(s->cpus, cpus);
 		if (list_empty(&s->list))
 			list_add(&s->list, &tb_sessions);
 		mutex_unlock(&tb_sessions_lock);
 	}
 out:
 	mutex_unlock(&s->lock);
+	if (backend)
+		tb_backend_release(backend);
 out_cpus:
 	cpus_read_unlock();
+	free_cpumask_var(cpus);
 	kfree(bits);
 	return ret;
 }
 
+/*
+ * The last reference to the file is gone: no VMA (so no AUX area, and
+ * tracing is off), no ioctl, no producer. Off the hotplug list first.
+ */
 void tb_session_release(struct tb_session *s)
 {
 	mutex_lock(&tb_sessions_lock);
 	list_del_init(&s->list);
 	mutex_unlock(&tb_sessions_lock);
+	WARN_ON(s->aux);
+	if (s->backend)
+		tb_backend_release(s->backend);	/* held since SETUP */
 }
 
 /*
- * A traced CPU is going offline: its sessions can produce nothing more
- * from it. Tell their consumers (EPOLLHUP, SIGIO with POLL_HUP, read()
- * returns 0 once drained). The ring stays readable.
+ * A traced CPU is going offline (this runs on it). Sessions with a backend
+ * stop tracing there and publish what it wrote; they restart when it comes
+ * back (tb_cpu_online). Sessions without one can produce nothing more from
+ * it: tell their consumers (EPOLLHUP, SIGIO with POLL_HUP, read() returns 0
+ * once drained). The ring stays readable.
  */
 static int tb_cpu_offline(unsigned int cpu)
 {
@@ -213,11 +239,30 @@ static int tb_cpu_offline(unsigned int cpu)
 
 	mutex_lock(&tb_sessions_lock);
 	list_for_each_entry(s, &tb_sessions, list) {
-		if (!cpumask_test_cpu(cpu, s->cpus) || READ_ONCE(s->hup))
+		if (!cpumask_test_cpu(cpu, s->cpus))
+			continue;
+		if (s->backend) {
+			tb_trace_cpu_offline(s, cpu);
+			continue;
+		}
+		if (READ_ONCE(s->hup))
 			continue;
 		WRITE_ONCE(s->hup, true);
 		tb_session_wake(s, POLL_HUP);
 	}
+	mutex_unlock(&tb_sessions_lock);
+	return 0;
+}
+
+/* A CPU came online (this runs on it): resume the sessions tracing it. */
+static int tb_cpu_online(unsigned int cpu)
+{
+	struct tb_session *s;
+
+	mutex_lock(&tb_sessions_lock);
+	list_for_each_entry(s, &tb_sessions, list)
+		if (s->backend && cpumask_test_cpu(cpu, s->cpus))
+			tb_trace_cpu_online(s, cpu);
 	mutex_unlock(&tb_sessions_lock);
 	return 0;
 }
@@ -227,7 +272,7 @@ int tb_sessions_init(void)
 	int ret;
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tracebuf:online",
-					NULL, tb_cpu_offline);
+					tb_cpu_online, tb_cpu_offline);
 	if (ret < 0)
 		return ret;
 	tb_cpuhp_state = ret;
@@ -270,12 +315,12 @@ int tb_session_mmap(struct tb_session *s, struct vm_area_struct *vma)
 	struct tb_ring *rb;
 	int ret, c;
 
-	if (vma->vm_pgoff)
-		return -EINVAL;		/* the AUX area is not implemented yet */
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
+	if (vma->vm_pgoff)
+		return tb_aux_mmap(s, vma);
 	if (len < 3 * PAGE_SIZE || len != PAGE_SIZE + 2 * size || !tb_size_ok(size))
 		return -EINVAL;
 
@@ -369,10 +414,12 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 
 	poll_wait(file, &s->wq, wait);
 	rb = tb_session_ring(s);
-	if (rb && tb_ring_ready(rb))
+	if (rb && (tb_ring_ready(rb) || tb_aux_ready(s)))
 		events |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(s->hup))
 		events |= EPOLLHUP;
+	if (READ_ONCE(s->tr_error))
+		events |= EPOLLERR;
 	return events;
 }
 

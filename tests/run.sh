@@ -78,6 +78,14 @@ for cfg in x86_64-6.1 arm64-6.1; do
 	fi
 done
 
+# Host-side checkers for the x86_64 guests' captures (build/host/ptcheck).
+if printf '%s\n' "${configs[@]}" | grep -q '^x86_64'; then
+	if ! make -s -C "$TB_TOP/tests/host" O="$TB_TOP/build" >"$out/host-build.log" 2>&1; then
+		result "FAIL host/build"
+		tail -n 20 "$out/host-build.log"
+	fi
+fi
+
 # 4. Per configuration: build (zero warnings; DKMS where applicable), then
 #    the guest suite.
 for cfg in "${configs[@]}"; do

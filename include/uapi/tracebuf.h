@@ -129,7 +129,9 @@ enum tracebuf_target {
  *  -EINVAL  size < TRACEBUF_SETUP_SIZE_VER0; unknown flags; a reserved field
  *           not zero; unknown target; CPU not possible or not online; empty
  *           or malformed CPU set; backend name not NUL-terminated; bad
- *           data_size; a watermark larger than the ring
+ *           data_size; a watermark larger than the ring; a backend that
+ *           traces one CPU per session (intel_pt) given a set of several
+ *           CPUs, or a CPU it cannot trace
  *  -E2BIG   size > what the kernel knows with non-zero extra bytes
  *  -ENODEV  no such backend present ("auto" with none present)
  *  -EBUSY   the session's ring is mapped or has been read: SETUP is final
@@ -223,10 +225,143 @@ struct tracebuf_ctl {
 	__u64	records_written;	/* committed records, LOST records excluded */
 	__u64	records_lost;		/* records that did not fit */
 	__u64	wakeups;		/* wakeups sent (poll/epoll/SIGIO) */
-	__u64	reserved1[13];
+	__u64	aux_published;		/* AUX bytes published (sum of AUX records) */
+	__u64	aux_truncations;	/* times the hardware stopped on a full AUX ring */
+	__u64	aux_collisions;		/* times another owner took the hardware */
+	__u64	aux_padding;		/* PAD bytes the kernel wrote into published spans */
+	__u64	reserved1[9];
 };
 
 #define TRACEBUF_CTL_F_READONLY	(1U << 0)	/* read-only mapping: no tail */
+#define TRACEBUF_CTL_F_AUX_SNAPSHOT (1U << 1)	/* AUX mapped read-only: snapshot */
+#define TRACEBUF_CTL_F_ENABLED	(1U << 2)	/* the session is tracing */
+
+/*
+ * The AUX ring: what the trace hardware writes, byte for byte.
+ *
+ * After the mapping at offset 0 exists, the consumer stores aux_offset and
+ * aux_size in the control page, then mmaps exactly aux_size bytes at
+ * aux_offset. aux_offset must be page-aligned and at or above
+ * page_size + 2 * data_size (the end of the first mapping); aux_size must
+ * be a power-of-two number of pages, at most TRACEBUF_AUX_SIZE_MAX.
+ * Errors: no data mapping yet (-ENXIO); misaligned or overlapping offset,
+ * size not 2^n pages, length != aux_size, or a second AUX mapping with
+ * another offset or size (-EINVAL); a session without a backend
+ * (-ENODEV); MAP_PRIVATE (-EINVAL), PROT_EXEC (-EPERM); no memory (-ENOMEM).
+ * The pages are zeroed before they are mapped.
+ *
+ * Writable AUX mapping (no-overwrite mode): the hardware never overwrites
+ * bytes the consumer has not released by storing aux_tail (release
+ * semantics, after reading). When the ring is full the hardware stops;
+ * the span published next carries TRACEBUF_AUX_F_TRUNCATED, aux_truncations
+ * counts it, and tracing resumes by itself once aux_watermark bytes are
+ * free again.
+ *
+ * Read-only AUX mapping (snapshot mode): the hardware wraps freely; the
+ * kernel publishes aux_head at TRACEBUF_IOC_SNAPSHOT and DISABLE, with an
+ * AUX record flagged OVERWRITE covering the newest min(written, aux_size)
+ * bytes.
+ *
+ * Protocol: aux_head (free-running bytes) is stored with release
+ * semantics after the hardware was stopped or drained, and after the AUX
+ * record describing the new span was committed; the consumer loads it with
+ * acquire semantics, reads [aux_tail, aux_head) at aux_offset +
+ * (pos & (aux_size - 1)) (this ring is mapped once: a span may wrap), then
+ * stores aux_tail with release semantics. The kernel validates aux_tail:
+ * a value behind the last one, or beyond aux_head, is ignored.
+ *
+ * Accounting: aux_published = bytes the hardware wrote + aux_padding.
+ * Padding (zero bytes, which decode as PAD packets) is written only where
+ * the hardware leaves a region early: Intel PT single-entry ToPA raises
+ * its interrupt up to 512 bytes before the region ends, and the rest of
+ * the region is padded so the next span starts at the next region.
+ *
+ * munmap of the AUX area while tracing stops the hardware on every CPU
+ * before any page is freed; the session can be enabled again only after a
+ * new AUX mapping.
+ */
+#define TRACEBUF_AUX_SIZE_MAX		(1ULL << 32)
+
+/*
+ * TRACEBUF_IOC_ENABLE - start the trace hardware on the session's CPU(s).
+ * Errors: -ENODEV the session has no backend ("none") or its CPU is
+ * offline; -ENXIO no AUX mapping; -EALREADY already enabled; -EBUSY another
+ * owner (for example perf's intel_pt) holds the hardware; -EIO the
+ * hardware refused the programmed values; -EINVAL SETUP not done.
+ *
+ * TRACEBUF_IOC_DISABLE - stop the hardware and publish everything it wrote.
+ * Returns 0 also when not enabled. -EINVAL before SETUP.
+ *
+ * TRACEBUF_IOC_SNAPSHOT - snapshot mode only: stop, publish, restart.
+ * Errors: -EINVAL not in snapshot mode; -ENXIO not enabled.
+ *
+ * After a collision (another owner took the hardware: an AUX record with
+ * COLLISION) or a hardware error, the session stops tracing and poll
+ * reports EPOLLERR; DISABLE then ENABLE starts again.
+ */
+#define TRACEBUF_IOC_ENABLE	_IO(TRACEBUF_IOC_MAGIC, 0x03)
+#define TRACEBUF_IOC_DISABLE	_IO(TRACEBUF_IOC_MAGIC, 0x04)
+#define TRACEBUF_IOC_SNAPSHOT	_IO(TRACEBUF_IOC_MAGIC, 0x05)
+
+/*
+ * Intel PT capabilities of one CPU (TRACEBUF_IOC_GET_CAPS with
+ * backend "intel_pt"): the raw CPUID leaves a decoder needs, and their
+ * decoded form. Also under /sys/class/misc/tracebuf/intel_pt/caps/.
+ */
+struct tracebuf_pt_caps {
+	__u32	cpuid_14_0[4];		/* CPUID.(EAX=14H,ECX=0): eax ebx ecx edx */
+	__u32	cpuid_14_1[4];		/* CPUID.(EAX=14H,ECX=1) */
+	__u32	cpuid_15[4];		/* TSC/core crystal ratio: eax ebx ecx edx */
+	__u32	family;
+	__u32	model;
+	__u32	stepping;
+	__u32	max_nonturbo_ratio;	/* MSR_PLATFORM_INFO[15:8], 0 if unknown */
+	__u32	nr_addr_ranges;
+	__u32	mtc_periods;		/* bitmap of allowed CTL.MTCFreq */
+	__u32	cyc_thresholds;		/* bitmap of allowed CTL.CycThresh */
+	__u32	psb_periods;		/* bitmap of allowed CTL.PSBFreq */
+	__u64	flags;			/* TRACEBUF_PT_CAP_* */
+	__u64	reserved[4];
+};
+
+#define TRACEBUF_PT_CAP_CR3_FILTERING	(1ULL << 0)
+#define TRACEBUF_PT_CAP_PSB_CYC		(1ULL << 1)
+#define TRACEBUF_PT_CAP_IP_FILTERING	(1ULL << 2)
+#define TRACEBUF_PT_CAP_MTC		(1ULL << 3)
+#define TRACEBUF_PT_CAP_PTWRITE		(1ULL << 4)
+#define TRACEBUF_PT_CAP_POWER_EVENT	(1ULL << 5)
+#define TRACEBUF_PT_CAP_TOPA_OUTPUT	(1ULL << 6)
+#define TRACEBUF_PT_CAP_TOPA_MULTI	(1ULL << 7)
+#define TRACEBUF_PT_CAP_SINGLE_RANGE	(1ULL << 8)
+#define TRACEBUF_PT_CAP_OUTPUT_SUBSYS	(1ULL << 9)
+#define TRACEBUF_PT_CAP_PAYLOADS_LIP	(1ULL << 10)
+#define TRACEBUF_PT_CAP_TNT_DISABLE	(1ULL << 11)
+#define TRACEBUF_PT_CAP_EVENT_TRACE	(1ULL << 12)
+#define TRACEBUF_PT_CAP_BRANCH_ALWAYS	(1ULL << 13)	/* BDM106: BranchEn stays set */
+#define TRACEBUF_PT_CAP_SINGLE_4K	(1ULL << 14)	/* TGL052 & co: single range <= 4 KiB */
+
+/*
+ * TRACEBUF_IOC_GET_CAPS - the capabilities of one backend on one CPU.
+ * In: size, backend (name), cpu, caps_size, caps_ptr. Out: caps_size set to
+ * the size the kernel has; min(that, the caller's caps_size) bytes written.
+ * Errors: -EFAULT; -EINVAL (size < VER0, reserved not zero, name not
+ * terminated, CPU not possible); -ENODEV (no such backend, or it cannot
+ * trace that CPU); -E2BIG.
+ */
+struct tracebuf_caps_query {
+	__u32	size;
+	__u32	cpu;
+	char	backend[TRACEBUF_NAME_LEN];
+	__u32	caps_size;
+	__u32	reserved0;
+	__u64	caps_ptr;
+	__u64	reserved[2];
+};
+
+#define TRACEBUF_CAPS_QUERY_SIZE_VER0	56
+
+#define TRACEBUF_IOC_GET_CAPS \
+	_IOC(_IOC_READ | _IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x06, TRACEBUF_CAPS_QUERY_SIZE_VER0)
 
 /*
  * Records. Every record starts with this 24-byte prefix; its size is a

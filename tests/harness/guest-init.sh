@@ -13,6 +13,18 @@
 #   TB-RESULT <test> pass|fail|skip <rc> <seconds>
 #   TB-KMEMLEAK <count>          (only when kmemleak found something)
 #   TB-DONE <failures>
+#
+# On x86_64, test artifacts travel on a third channel, ttyS2: after the
+# tests, every file of every capture directory /tmp/cap/<capname>/ is sent
+# base64-encoded between frame lines (the host unpacks them into
+# <outdir>/cap/<capname>/ and runs ptcheck on each):
+#   TB-ART-BEGIN
+#   TB-CAP <capname>
+#   TB-FILE <capname> <file> <size> <md5>
+#   <base64 lines>
+#   TB-FILE-END <capname> <file>
+#   TB-CAP-END <capname>
+#   TB-ART-END
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
 # /tests last: test programs must never shadow busybox applets.
@@ -70,6 +82,32 @@ while read -r name timeout args; do
 	echo "=== tracebuf test $name: $verdict (rc $rc)"
 	echo "TB-RESULT $name $verdict $rc $((end - start))" >&3
 done </tests/plan
+
+# Capture directories the tests left, to the host over ttyS2 (x86_64).
+# (tests/unit/ptcheck.sh runs this function natively.)
+send_artifacts() { # dir
+	echo "TB-ART-BEGIN"
+	for d in "$1"/*; do
+		[ -d "$d" ] || continue
+		c=${d##*/}
+		echo "TB-CAP $c"
+		for f in "$d"/*; do
+			[ -f "$f" ] || continue
+			echo "TB-FILE $c ${f##*/} $(wc -c <"$f") $(md5sum <"$f" | cut -d' ' -f1)"
+			base64 "$f"
+			echo "TB-FILE-END $c ${f##*/}"
+		done
+		echo "TB-CAP-END $c"
+	done
+	echo "TB-ART-END"
+}
+# Each capture is also announced on the result channel ("TB-CAP <name>"),
+# so the host notices one that never arrives.
+if [ "$TB_ARCH" = x86_64 ] && [ -d /tmp/cap ]; then
+	for d in /tmp/cap/*; do [ -d "$d" ] && echo "TB-CAP ${d##*/}" >&3; done
+	stty -F /dev/ttyS2 raw -echo 2>/dev/null
+	(send_artifacts /tmp/cap >/dev/ttyS2) || echo "tracebuf: could not send artifacts on ttyS2"
+fi
 
 # kmemleak only reports objects older than 5 s, and needs two scans to be
 # sure an object is unreferenced.

@@ -10,11 +10,94 @@
 # run itself ("<id>/guest-clean": the guest finished, reported, powered off,
 # and its console holds no WARNING/BUG/Oops/KASAN/UBSAN/lockdep/kmemleak).
 #
+# On x86_64 a third serial port (ttyS2 in the guest, OUTDIR/artifacts.log on
+# the host) carries the capture directories guest tests leave in
+# /tmp/cap/<capname>/ (framing: see guest-init.sh). They are unpacked into
+# OUTDIR/cap/<capname>/ and each is checked with build/host/ptcheck
+# (--snapshot if it holds a file "snapshot"): "PASS <id>/ptcheck-<capname>"
+# or "FAIL <id>/ptcheck-<capname>" with the checker's output. A capture
+# announced (on either channel) but not complete fails.
+#
+#   run-guest.sh --check-artifacts ID OUTDIR
+# only does that, on an existing OUTDIR/artifacts.log (and result.txt);
+# TB_PTCHECK overrides the checker's path.
+#
 # With --expect CLASS the run is a harness self-test: the guest is meant to
 # fail in that way (oops, warning, kasan, atomic, leak, hang), and the single
 # result line "<id>/harness-catches-CLASS" passes only if the harness saw it.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+
+# Unpack OUTDIR/artifacts.log into OUTDIR/cap/ and check every capture.
+check_artifacts() { # id outdir
+	local id=$1 out=$2 log=$2/artifacts.log caps c d f bad ptcheck
+	ptcheck=${TB_PTCHECK:-$TB_TOP/build/host/ptcheck}
+	rm -rf "$out/cap"
+	mkdir -p "$out/cap"
+	[ -f "$log" ] || : >"$log"
+	# Unpacking: base64 text to CAP/FILE.b64, size and md5 to CAP/FILE.meta,
+	# a CAP/FILE.done per complete file, CAP/.done per complete capture.
+	tr -d '\r' <"$log" | awk -v dir="$out/cap" '
+		function ok(s) { return s ~ /^[A-Za-z0-9][A-Za-z0-9._-]*$/ }
+		/^TB-CAP / { if (ok($2)) { system("mkdir -p \"" dir "/" $2 "\""); print $2 > (dir "/.announced") } ; next }
+		/^TB-FILE / {
+			if (ok($2) && ok($3) && $3 !~ /\.(b64|meta|done)$/) {
+				cur = dir "/" $2 "/" $3; printf "" > (cur ".b64")
+				print $4, $5 > (cur ".meta"); close(cur ".meta")
+			} else cur = ""
+			next
+		}
+		/^TB-FILE-END / { if (cur != "") { close(cur ".b64"); print "" > (cur ".done"); close(cur ".done") } cur = ""; next }
+		/^TB-CAP-END / { if (ok($2)) { f = dir "/" $2 "/.done"; print "" > f; close(f) } cur = ""; next }
+		/^TB-ART-/ { cur = ""; next }
+		{ if (cur != "") print > (cur ".b64") }
+	'
+	caps=$( { cat "$out/cap/.announced" 2>/dev/null
+		sed -n 's/^TB-CAP \([A-Za-z0-9][A-Za-z0-9._-]*\)$/\1/p' "$out/result.txt" 2>/dev/null
+	} | sort -u)
+	for c in $caps; do
+		d=$out/cap/$c
+		mkdir -p "$d"
+		bad=
+		[ -f "$d/.done" ] || bad="capture $c incomplete (no end frame)"
+		for f in "$d"/*.meta; do
+			[ -f "$f" ] || continue
+			f=${f%.meta}
+			local size sum
+			read -r size sum <"$f.meta"
+			if [ ! -f "$f.done" ]; then
+				bad="${bad:+$bad; }${f##*/}: incomplete"
+			elif ! base64 -d <"$f.b64" >"$f" 2>/dev/null; then
+				bad="${bad:+$bad; }${f##*/}: bad base64"
+			elif [ "$(wc -c <"$f")" != "$size" ] ||
+				[ "$(md5sum <"$f" | cut -d' ' -f1)" != "$sum" ]; then
+				bad="${bad:+$bad; }${f##*/}: size or md5 mismatch"
+			fi
+			rm -f "$f.b64" "$f.meta" "$f.done"
+		done
+		rm -f "$d/.done"
+		if [ -n "$bad" ]; then
+			echo "FAIL $id/ptcheck-$c ($bad)"
+		elif [ ! -x "$ptcheck" ]; then
+			echo "FAIL $id/ptcheck-$c ($ptcheck not built: make -C tests/host)"
+		else
+			local args=()
+			[ -e "$d/snapshot" ] && args=(--snapshot)
+			if "$ptcheck" "${args[@]}" "$d" >"$d.ptcheck" 2>&1; then
+				echo "PASS $id/ptcheck-$c ($(tail -n1 "$d.ptcheck" | sed 's/^ptcheck: [^ ]*: //'))"
+			else
+				echo "FAIL $id/ptcheck-$c"
+				sed 's/^/    /' "$d.ptcheck" | head -n 40
+			fi
+		fi
+	done
+	rm -f "$out/cap/.announced"
+}
+
+if [ "${1:-}" = --check-artifacts ]; then
+	check_artifacts "$2" "$3"
+	exit 0
+fi
 
 expect=
 timeout_s=300
@@ -93,6 +176,7 @@ x86_64)
 		-display none -no-reboot -kernel "$kernel" -initrd "$out/initrd.gz"
 		-append "console=ttyS0 $append"
 		-serial "file:$out/console.log" -serial "file:$out/result.log"
+		-serial "file:$out/artifacts.log"
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 	;;
 arm64)
@@ -171,6 +255,8 @@ while read -r name _; do
 	*) echo "FAIL $id/$name (no result: the guest did not get there)" ;;
 	esac
 done < <(grep -v '^[[:space:]]*#' "$plan" | grep -v '^[[:space:]]*$')
+
+[ "$arch" = x86_64 ] && check_artifacts "$id" "$out"
 
 if [ ${#classes[@]} -eq 0 ]; then
 	echo "PASS $id/guest-clean (${secs}s)"

@@ -27,6 +27,15 @@ struct ioctl_desc {
 static const struct ioctl_desc ioctls[] = {
 	{ "TRACEBUF_IOC_GET_INFO", TRACEBUF_IOC_GET_INFO, 0x00,
 	  _IOC_READ | _IOC_WRITE, TRACEBUF_INFO_SIZE_VER0 },
+	{ "TRACEBUF_IOC_SETUP", TRACEBUF_IOC_SETUP, 0x01,
+	  _IOC_WRITE, TRACEBUF_SETUP_SIZE_VER0 },
+	{ "TRACEBUF_IOC_USER_MARKER", TRACEBUF_IOC_USER_MARKER, 0x02,
+	  _IOC_WRITE, TRACEBUF_USER_MARKER_SIZE_VER0 },
+	{ "TRACEBUF_IOC_ENABLE", TRACEBUF_IOC_ENABLE, 0x03, _IOC_NONE, 0 },
+	{ "TRACEBUF_IOC_DISABLE", TRACEBUF_IOC_DISABLE, 0x04, _IOC_NONE, 0 },
+	{ "TRACEBUF_IOC_SNAPSHOT", TRACEBUF_IOC_SNAPSHOT, 0x05, _IOC_NONE, 0 },
+	{ "TRACEBUF_IOC_GET_CAPS", TRACEBUF_IOC_GET_CAPS, 0x06,
+	  _IOC_READ | _IOC_WRITE, TRACEBUF_CAPS_QUERY_SIZE_VER0 },
 };
 
 #define NR_IOCTLS (sizeof(ioctls) / sizeof(ioctls[0]))
@@ -95,11 +104,35 @@ static void check_ioctls(void)
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__)
 	/* The asm-generic encoding: the number userspace binaries contain. */
 	CHECK_EQ(TRACEBUF_IOC_GET_INFO, 0xc068b900UL);
+	CHECK_EQ(TRACEBUF_IOC_ENABLE, 0xb903UL);
+	CHECK_EQ(TRACEBUF_IOC_GET_CAPS, 0xc038b906UL);
 #endif
+}
+
+static void check_pt_caps(void)
+{
+	FIELD(tracebuf_caps_query, size, 0, 4);
+	FIELD(tracebuf_caps_query, cpu, 4, 4);
+	FIELD(tracebuf_caps_query, backend, 8, 16);
+	FIELD(tracebuf_caps_query, caps_size, 24, 4);
+	FIELD(tracebuf_caps_query, reserved0, 28, 4);
+	FIELD(tracebuf_caps_query, caps_ptr, 32, 8);
+	FIELD(tracebuf_caps_query, reserved, 40, 16);
+	CHECK_EQ(sizeof(struct tracebuf_caps_query), TRACEBUF_CAPS_QUERY_SIZE_VER0);
+
+	FIELD(tracebuf_pt_caps, cpuid_14_0, 0, 16);
+	FIELD(tracebuf_pt_caps, cpuid_14_1, 16, 16);
+	FIELD(tracebuf_pt_caps, cpuid_15, 32, 16);
+	FIELD(tracebuf_pt_caps, family, 48, 4);
+	FIELD(tracebuf_pt_caps, psb_periods, 76, 4);
+	FIELD(tracebuf_pt_caps, flags, 80, 8);
+	FIELD(tracebuf_pt_caps, reserved, 88, 32);
+	CHECK_EQ(sizeof(struct tracebuf_pt_caps), 120);
 }
 
 int main(void)
 {
+	check_pt_caps();
 	check_constants();
 	check_backend_desc();
 	check_info();

@@ -63,10 +63,17 @@ static void check_ctl(void)
 	FIELD(tracebuf_ctl, records_written, 640, 8);
 	FIELD(tracebuf_ctl, records_lost, 648, 8);
 	FIELD(tracebuf_ctl, wakeups, 656, 8);
-	FIELD(tracebuf_ctl, reserved1, 664, 104);
+	FIELD(tracebuf_ctl, aux_published, 664, 8);
+	FIELD(tracebuf_ctl, aux_truncations, 672, 8);
+	FIELD(tracebuf_ctl, aux_collisions, 680, 8);
+	FIELD(tracebuf_ctl, aux_padding, 688, 8);
+	FIELD(tracebuf_ctl, reserved1, 696, 72);
 	CHECK_EQ(sizeof(struct tracebuf_ctl), 768);
 	CHECK(sizeof(struct tracebuf_ctl) <= 4096);
 	CHECK_EQ(TRACEBUF_CTL_F_READONLY, 1);
+	CHECK_EQ(TRACEBUF_CTL_F_AUX_SNAPSHOT, 2);
+	CHECK_EQ(TRACEBUF_CTL_F_ENABLED, 4);
+	CHECK_EQ(TRACEBUF_AUX_SIZE_MAX, 1ULL << 32);
 }
 
 static void check_records(void)

@@ -1,0 +1,815 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Intel PT backend: CPUID enumeration, MSR programming, ToPA output
+ * into the AUX pages, the ToPA PMI, and draining.
+ *
+ * Every register access goes through tb_pt_hw (pt_hw.h): the real
+ * rdmsrl_safe()/wrmsrl_safe()/cpuid_count(), or a register-level emulator
+ * that registered itself. This file is the same for both.
+ *
+ * One session traces one CPU (PT is a per-CPU unit). On that CPU, with
+ * interrupts off and s->trace_lock held (trace.c), the backend:
+ *   start   checks nobody else owns PT (TraceEn clear), places STOP/INT,
+ *           programs OUTPUT_BASE/MASK, clears STATUS, writes CTL|TraceEn;
+ *   drain   (PMI irq_work or the core's timer) checks our CTL is still in
+ *           place (else COLLISION), stops (the WRMSR clearing TraceEn
+ *           serialises and flushes), reads the output position, publishes,
+ *           and restarts if the consumer left room;
+ *   stop    stops and publishes.
+ *
+ * The ToPA PMI arrives as an NMI with IA32_PERF_GLOBAL_STATUS bit 55. Our
+ * handler runs first (NMI_FLAG_FIRST), acknowledges only that bit, and
+ * queues the drain as a hard irq_work on the same CPU; every other NMI
+ * source passes through. No-overwrite mode puts STOP on the last region
+ * that is entirely free, so the hardware never overwrites unread data;
+ * if it stops there, the span is published TRUNCATED and tracing resumes
+ * once aux_watermark bytes are free. Snapshot mode has no markers.
+ *
+ * Not handled (documented in the README): VMX (no intel_pt_handle_vmx
+ * notification reaches a module) and system suspend.
+ */
+#include <linux/bitfield.h>
+#include <linux/capability.h>
+#include <linux/cpu.h>
+#include <linux/device.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
+#include <linux/irq_work.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <asm/cpufeature.h>
+#include <asm/msr.h>
+#include <asm/nmi.h>
+#include <asm/processor.h>
+
+#include "internal.h"
+#include "aux.h"
+#include "backend.h"
+#include "pt_hw.h"
+#include "topa.h"
+
+#define TB_MSR_PLATFORM_INFO	0xce
+
+/* Broadwell (BDM106): clearing BranchEn raises #GP. */
+static const u8 tb_pt_bdm106_models[] = { 0x3d, 0x47, 0x4f, 0x56 };
+/* TGL052, ADL037, RPL017: single-range output limited to 4 KiB. */
+static const u8 tb_pt_single4k_models[] = { 0x8c, 0x8d, 0x97, 0x9a, 0xb7, 0xba, 0xbf };
+
+/* --- register access ---------------------------------------------------- */
+
+static int tb_pt_real_rdmsr(u32 msr, u64 *val)
+{
+	return rdmsrl_safe(msr, val) ? -EIO : 0;
+}
+
+static int tb_pt_real_wrmsr(u32 msr, u64 val)
+{
+	return wrmsrl_safe(msr, val) ? -EIO : 0;
+}
+
+static void tb_pt_real_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
+{
+	cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
+}
+
+static const struct tb_pt_hw tb_pt_real_hw = {
+	.name	= "msr",
+	.rdmsr	= tb_pt_real_rdmsr,
+	.wrmsr	= tb_pt_real_wrmsr,
+	.cpuid	= tb_pt_real_cpuid,
+};
+
+/*
+ * The accessors in use. Changed only under tb_backends_lock while the
+ * backend is not present (so no session, start or NMI uses it).
+ */
+static const struct tb_pt_hw *tb_pt_hw = &tb_pt_real_hw;
+
+static int tb_rdmsr(u32 msr, u64 *val)
+{
+	/* Through a local: <asm/msr.h> defines rdmsr() as a macro. */
+	int (*fn)(u32 msr, u64 *val) = tb_pt_hw->rdmsr;
+
+	return fn(msr, val);
+}
+
+static int tb_wrmsr(u32 msr, u64 val)
+{
+	int (*fn)(u32 msr, u64 val) = tb_pt_hw->wrmsr;	/* wrmsr() is a macro too */
+
+	return fn(msr, val);
+}
+
+/* --- per-CPU state ------------------------------------------------------ */
+
+struct tb_pt_cpu {
+	/*
+	 * The session tracing here, or NULL. Written on this CPU with
+	 * interrupts off under the session's trace_lock; read by the NMI
+	 * handler and the irq_work on this CPU.
+	 */
+	struct tb_session *s;
+	struct irq_work work;		/* PMI -> drain, hard irq context */
+	u64 ctl;			/* RTIT_CTL as we programmed it */
+	bool running;			/* TraceEn set by us */
+	bool stalled;			/* stopped on a full ring: waiting for room */
+	u64 last_off;			/* snapshot: AUX offset at the last sample */
+	u64 base, mask;			/* output position to program next */
+	/* Capabilities, read at probe on this CPU. */
+	struct tracebuf_pt_caps caps;
+	bool present;
+};
+
+static DEFINE_PER_CPU(struct tb_pt_cpu, tb_pt_cpus);
+
+/* Per AUX area: the ToPA tables. */
+struct tb_pt_buf {
+	struct tb_topa topa;
+	u64 ctl_cfg;			/* CTL bits besides TraceEn */
+	int node;
+};
+
+static bool tb_pt_has(const struct tracebuf_pt_caps *c, u64 flag)
+{
+	return c->flags & flag;
+}
+
+/* --- enumeration -------------------------------------------------------- */
+
+static bool tb_pt_model_in(u32 model, const u8 *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == model)
+			return true;
+	return false;
+}
+
+/* On each CPU: read CPUID 7/0x14/0x15 through the accessors. */
+static void tb_pt_probe_cpu(void *arg)
+{
+	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
+	struct tracebuf_pt_caps *c = &pc->caps;
+	struct cpuinfo_x86 *ci = &cpu_data(smp_processor_id());
+	u32 r[4];
+	u64 v;
+
+	memset(c, 0, sizeof(*c));
+	pc->present = false;
+	tb_pt_hw->cpuid(0, 0, r);
+	if (r[0] < TB_CPUID_LEAF_PT)
+		return;
+	tb_pt_hw->cpuid(TB_CPUID_LEAF_EXT_FEATURES, 0, r);
+	if (!(r[1] & TB_CPUID_7_EBX_INTEL_PT))
+		return;
+	tb_pt_hw->cpuid(TB_CPUID_LEAF_PT, 0, c->cpuid_14_0);
+	if (c->cpuid_14_0[0] >= 1)
+		tb_pt_hw->cpuid(TB_CPUID_LEAF_PT, 1, c->cpuid_14_1);
+	tb_pt_hw->cpuid(0, 0, r);
+	if (r[0] >= TB_CPUID_LEAF_TSC)
+		tb_pt_hw->cpuid(TB_CPUID_LEAF_TSC, 0, c->cpuid_15);
+
+	c->family = ci->x86;
+	c->model = ci->x86_model;
+	c->stepping = ci->x86_stepping;
+	if (!tb_rdmsr(TB_MSR_PLATFORM_INFO, &v))
+		c->max_nonturbo_ratio = (v >> 8) & 0xff;
+	c->nr_addr_ranges = FIELD_GET(TB_PT_CAP1_EAX_NR_RANGES, c->cpuid_14_1[0]);
+	c->mtc_periods = FIELD_GET(TB_PT_CAP1_EAX_MTC_PERIODS, c->cpuid_14_1[0]);
+	c->cyc_thresholds = FIELD_GET(TB_PT_CAP1_EBX_CYC_THRESHOLDS, c->cpuid_14_1[1]);
+	c->psb_periods = FIELD_GET(TB_PT_CAP1_EBX_PSB_PERIODS, c->cpuid_14_1[1]);
+
+#define TB_CAP(reg, bit, flag) do { if ((reg) & (bit)) c->flags |= (flag); } while (0)
+	TB_CAP(c->cpuid_14_0[1], TB_PT_CAP_CR3_FILTERING, TRACEBUF_PT_CAP_CR3_FILTERING);
+	TB_CAP(c->cpuid_14_0[1], TB_PT_CAP_PSB_CYC, TRACEBUF_PT_CAP_PSB_CYC);
+	TB_CAP(c->cpuid_14_0[1], TB_PT_CAP_IP_FILTERING, TRACEBUF_PT_CAP_IP_FILTERING);
+	TB_CAP(c->cpuid_14_0[1], TB_PT_CAP_MTC, TRACEBUF_PT_CAP_MTC);
+	TB_CAP(c->cpuid_14_0[1], TB_PT_CAP_PTWRITE, TRACEBUF_PT_CAP_PTWRITE);
+	TB_CAP(c->cpuid_14_0[1], TB_PT_CAP_POWER_EVENT, TRACEBUF_PT_CAP_POWER_EVENT);
+	TB_CAP(c->cpuid_14_0[1], TB_PT_CAP_EVENT_TRACE, TRACEBUF_PT_CAP_EVENT_TRACE);
+	TB_CAP(c->cpuid_14_0[1], TB_PT_CAP_TNT_DISABLE, TRACEBUF_PT_CAP_TNT_DISABLE);
+	TB_CAP(c->cpuid_14_0[2], TB_PT_CAP_TOPA_OUTPUT, TRACEBUF_PT_CAP_TOPA_OUTPUT);
+	TB_CAP(c->cpuid_14_0[2], TB_PT_CAP_TOPA_MULTI, TRACEBUF_PT_CAP_TOPA_MULTI);
+	TB_CAP(c->cpuid_14_0[2], TB_PT_CAP_SINGLE_RANGE, TRACEBUF_PT_CAP_SINGLE_RANGE);
+	TB_CAP(c->cpuid_14_0[2], TB_PT_CAP_OUTPUT_SUBSYS, TRACEBUF_PT_CAP_OUTPUT_SUBSYS);
+	TB_CAP(c->cpuid_14_0[2], TB_PT_CAP_PAYLOADS_LIP, TRACEBUF_PT_CAP_PAYLOADS_LIP);
+#undef TB_CAP
+	if (c->family == 6 &&
+	    tb_pt_model_in(c->model, tb_pt_bdm106_models, ARRAY_SIZE(tb_pt_bdm106_models)))
+		c->flags |= TRACEBUF_PT_CAP_BRANCH_ALWAYS;
+	if (c->family == 6 &&
+	    tb_pt_model_in(c->model, tb_pt_single4k_models, ARRAY_SIZE(tb_pt_single4k_models)))
+		c->flags |= TRACEBUF_PT_CAP_SINGLE_4K;
+
+	/* ToPA output is what we drive; the MSRs must answer. */
+	if (!tb_pt_has(c, TRACEBUF_PT_CAP_TOPA_OUTPUT) ||
+	    tb_rdmsr(TB_MSR_RTIT_CTL, &v) || tb_rdmsr(TB_MSR_RTIT_STATUS, &v))
+		return;
+	pc->present = true;
+}
+
+/*
+ * /sys/class/misc/tracebuf/intel_pt/caps/: the first traced CPU's
+ * capabilities, one value per file, named as perf's intel_pt names them.
+ */
+static struct kobject *tb_pt_kobj;
+
+static const struct tracebuf_pt_caps *tb_pt_caps0(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (per_cpu(tb_pt_cpus, cpu).present)
+			return &per_cpu(tb_pt_cpus, cpu).caps;
+	return &per_cpu(tb_pt_cpus, 0).caps;
+}
+
+struct tb_pt_cap_attr {
+	struct kobj_attribute attr;
+	u64 flag;		/* a TRACEBUF_PT_CAP_* bit, or 0 for a value */
+	size_t off;		/* offset of a u32 value in the caps */
+	bool hex;
+};
+
+static ssize_t tb_pt_cap_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	struct tb_pt_cap_attr *a = container_of(attr, struct tb_pt_cap_attr, attr);
+	const struct tracebuf_pt_caps *c = tb_pt_caps0();
+	u32 v;
+
+	if (a->flag)
+		return sysfs_emit(buf, "%d\n", !!(c->flags & a->flag));
+	v = *(const u32 *)((const char *)c + a->off);
+	return sysfs_emit(buf, a->hex ? "%#x\n" : "%u\n", v);
+}
+
+#define TB_PT_FLAG_ATTR(_name, _flag) \
+	{ .attr = __ATTR(_name, 0444, tb_pt_cap_show, NULL), .flag = (_flag) }
+#define TB_PT_VAL_ATTR(_name, _field, _hex) \
+	{ .attr = __ATTR(_name, 0444, tb_pt_cap_show, NULL), \
+	  .off = offsetof(struct tracebuf_pt_caps, _field), .hex = (_hex) }
+
+static struct tb_pt_cap_attr tb_pt_cap_attrs[] = {
+	TB_PT_FLAG_ATTR(cr3_filtering, TRACEBUF_PT_CAP_CR3_FILTERING),
+	TB_PT_FLAG_ATTR(psb_cyc, TRACEBUF_PT_CAP_PSB_CYC),
+	TB_PT_FLAG_ATTR(ip_filtering, TRACEBUF_PT_CAP_IP_FILTERING),
+	TB_PT_FLAG_ATTR(mtc, TRACEBUF_PT_CAP_MTC),
+	TB_PT_FLAG_ATTR(ptwrite, TRACEBUF_PT_CAP_PTWRITE),
+	TB_PT_FLAG_ATTR(power_event_trace, TRACEBUF_PT_CAP_POWER_EVENT),
+	TB_PT_FLAG_ATTR(event_trace, TRACEBUF_PT_CAP_EVENT_TRACE),
+	TB_PT_FLAG_ATTR(tnt_disable, TRACEBUF_PT_CAP_TNT_DISABLE),
+	TB_PT_FLAG_ATTR(topa_output, TRACEBUF_PT_CAP_TOPA_OUTPUT),
+	TB_PT_FLAG_ATTR(topa_multiple_entries, TRACEBUF_PT_CAP_TOPA_MULTI),
+	TB_PT_FLAG_ATTR(single_range_output, TRACEBUF_PT_CAP_SINGLE_RANGE),
+	TB_PT_FLAG_ATTR(output_subsys, TRACEBUF_PT_CAP_OUTPUT_SUBSYS),
+	TB_PT_FLAG_ATTR(payloads_lip, TRACEBUF_PT_CAP_PAYLOADS_LIP),
+	TB_PT_VAL_ATTR(num_address_ranges, nr_addr_ranges, false),
+	TB_PT_VAL_ATTR(mtc_periods, mtc_periods, true),
+	TB_PT_VAL_ATTR(cycle_thresholds, cyc_thresholds, true),
+	TB_PT_VAL_ATTR(psb_periods, psb_periods, true),
+	TB_PT_VAL_ATTR(max_nonturbo_ratio, max_nonturbo_ratio, false),
+	TB_PT_VAL_ATTR(tsc_art_ratio_num, cpuid_15[1], false),
+	TB_PT_VAL_ATTR(tsc_art_ratio_den, cpuid_15[0], false),
+};
+
+static struct attribute *tb_pt_cap_attr_list[ARRAY_SIZE(tb_pt_cap_attrs) + 1];
+
+static const struct attribute_group tb_pt_caps_group = {
+	.name	= "caps",
+	.attrs	= tb_pt_cap_attr_list,
+};
+
+static void tb_pt_sysfs_add(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tb_pt_cap_attrs); i++)
+		tb_pt_cap_attr_list[i] = &tb_pt_cap_attrs[i].attr.attr;
+	tb_pt_kobj = kobject_create_and_add("intel_pt", &tb_device()->kobj);
+	if (tb_pt_kobj && sysfs_create_group(tb_pt_kobj, &tb_pt_caps_group)) {
+		kobject_put(tb_pt_kobj);
+		tb_pt_kobj = NULL;
+	}
+	if (!tb_pt_kobj)
+		pr_warn("tracebuf: intel_pt: no sysfs caps directory\n");
+}
+
+static void tb_pt_remove(struct tb_backend *b)
+{
+	if (!tb_pt_kobj)
+		return;
+	sysfs_remove_group(tb_pt_kobj, &tb_pt_caps_group);
+	kobject_put(tb_pt_kobj);
+	tb_pt_kobj = NULL;
+}
+
+static int tb_pt_probe(struct tb_backend *b)
+{
+	unsigned int cpu, n = 0;
+
+	/*
+	 * Called under tb_backends_lock, which SETUP takes inside
+	 * cpus_read_lock(): no hotplug lock here. A CPU that is offline now
+	 * (the IPI fails) is not probed, and SETUP refuses it.
+	 */
+	for_each_possible_cpu(cpu) {
+		per_cpu(tb_pt_cpus, cpu).present = false;
+		if (cpu_online(cpu))
+			smp_call_function_single(cpu, tb_pt_probe_cpu, NULL, 1);
+		if (per_cpu(tb_pt_cpus, cpu).present)
+			n++;
+	}
+	if (!n)
+		return -ENODEV;
+	b->nr_cpus = n;
+	b->caps_size = sizeof(struct tracebuf_pt_caps);
+	b->flags = tb_pt_hw == &tb_pt_real_hw ? 0 : TRACEBUF_BACKEND_F_EMULATED;
+	tb_pt_sysfs_add();
+	return 0;
+}
+
+static int tb_pt_caps(const struct tb_backend *b, unsigned int cpu, void *buf,
+		      size_t size)
+{
+	struct tb_pt_cpu *pc = per_cpu_ptr(&tb_pt_cpus, cpu);
+
+	if (!pc->present || size < sizeof(pc->caps))
+		return -ENODEV;
+	memcpy(buf, &pc->caps, sizeof(pc->caps));
+	return sizeof(pc->caps);
+}
+
+static int tb_pt_check_setup(const struct tb_backend *b, const struct cpumask *cpus)
+{
+	unsigned int cpu = cpumask_first(cpus);
+
+	/* PT is per CPU: one session per CPU, and a CPU we probed. */
+	if (cpumask_weight(cpus) != 1 || !per_cpu(tb_pt_cpus, cpu).present)
+		return -EINVAL;
+	return 0;
+}
+
+/* --- output tables ------------------------------------------------------ */
+
+static void *tb_pt_table_alloc(void *ctx, u64 *phys)
+{
+	struct tb_pt_buf *buf = ctx;
+	struct page *p = alloc_pages_node(buf->node, GFP_KERNEL | __GFP_ZERO, 0);
+
+	if (!p)
+		return NULL;
+	*phys = page_to_phys(p);
+	return page_address(p);
+}
+
+static void tb_pt_table_free(void *ctx, void *table)
+{
+	free_page((unsigned long)table);
+}
+
+static void *tb_pt_array_alloc(void *ctx, size_t bytes)
+{
+	return kvzalloc(bytes, GFP_KERNEL);
+}
+
+static void tb_pt_array_free(void *ctx, void *p)
+{
+	kvfree(p);
+}
+
+static int tb_pt_setup_aux(struct tb_session *s, struct tb_aux *aux)
+{
+	unsigned int cpu = cpumask_first(s->cpus);
+	const struct tracebuf_pt_caps *c = &per_cpu(tb_pt_cpus, cpu).caps;
+	bool single = !tb_pt_has(c, TRACEBUF_PT_CAP_TOPA_MULTI);
+	struct tb_topa_chunk *chunks;
+	struct tb_topa_alloc a = {
+		.table_alloc = tb_pt_table_alloc,
+		.table_free = tb_pt_table_free,
+		.array_alloc = tb_pt_array_alloc,
+		.array_free = tb_pt_array_free,
+	};
+	struct tb_pt_buf *buf;
+	unsigned int i;
+	int ret;
+
+	/* Single-entry ToPA stops at every region: it cannot wrap freely. */
+	if (single && aux->snapshot)
+		return -EOPNOTSUPP;
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	chunks = kcalloc(aux->nr_chunks, sizeof(*chunks), GFP_KERNEL);
+	if (!buf || !chunks) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < aux->nr_chunks; i++) {
+		chunks[i].phys = page_to_phys(aux->chunks[i].page);
+		chunks[i].order = aux->chunks[i].order;
+	}
+	buf->node = s->node;
+	a.ctx = buf;
+	ret = tb_topa_build(&buf->topa, chunks, aux->nr_chunks, single, &a);
+	if (ret)
+		goto out;
+	/*
+	 * The configuration until SET_DRV_CONFIG exists: branches, user
+	 * space (and the kernel for CAP_PERFMON), TSC, and PTWRITE where the
+	 * CPU has it.
+	 */
+	buf->ctl_cfg = TB_RTIT_CTL_TOPA | TB_RTIT_CTL_BRANCHEN | TB_RTIT_CTL_USR |
+		       TB_RTIT_CTL_TSCEN;
+	if (perfmon_capable())
+		buf->ctl_cfg |= TB_RTIT_CTL_OS;
+	if (tb_pt_has(c, TRACEBUF_PT_CAP_PTWRITE))
+		buf->ctl_cfg |= TB_RTIT_CTL_PTWEN;
+	aux->priv = buf;
+	buf = NULL;
+out:
+	kfree(chunks);
+	kfree(buf);
+	return ret;
+}
+
+static void tb_pt_free_aux(struct tb_aux *aux)
+{
+	struct tb_pt_buf *buf = aux->priv;
+	struct tb_topa_alloc a = {
+		.table_free = tb_pt_table_free,
+		.array_free = tb_pt_array_free,
+		.ctx = buf,
+	};
+
+	if (!buf)
+		return;
+	tb_topa_free(&buf->topa, &a);
+	kfree(buf);
+	aux->priv = NULL;
+}
+
+/* --- start, drain, stop (on the traced CPU, IRQs off, trace_lock held) -- */
+
+/* Regions from a to b going forward around the ring. */
+static unsigned int tb_pt_dist(const struct tb_topa *t, int a, int b)
+{
+	return (b - a + t->nr_regions) % t->nr_regions;
+}
+
+/*
+ * Place STOP and INT for the space the consumer has left, and program the
+ * output position at aux->head. Returns false (stalled) when the region
+ * the hardware would write next is not entirely free, or when resuming
+ * from a stall with less than a watermark of room.
+ */
+static bool tb_pt_place(struct tb_pt_cpu *pc, struct tb_aux *aux, struct tb_pt_buf *buf)
+{
+	struct tb_topa *t = &buf->topa;
+	u64 head = aux->head & aux->mask, free, base, mask;
+	int cur = tb_topa_region_of(t, head), stop, irq;
+	const struct tb_topa_region *r = &t->regions[cur];
+
+	if (!aux->snapshot) {
+		free = tb_aux_free_bytes(aux);
+		if (free < r->offset + r->size - head)
+			return false;
+		if (pc->stalled && free < min(aux->watermark, aux->size))
+			return false;
+		/* The last region that ends at or before tail + size. */
+		stop = tb_topa_region_of(t, (aux->head + free) & aux->mask);
+		stop = (stop + t->nr_regions - 1) % t->nr_regions;
+		irq = tb_topa_region_of(t, (aux->head + min(aux->watermark, free) - 1) &
+					aux->mask);
+		if (tb_pt_dist(t, cur, irq) > tb_pt_dist(t, cur, stop))
+			irq = stop;
+		tb_topa_set_markers(t, stop, irq);
+	} else {
+		tb_topa_set_markers(t, -1, -1);
+	}
+	tb_topa_pos(t, head, &base, &mask);
+	/* The table writes above reach memory before the hardware reads them. */
+	wmb();
+	pc->base = base;
+	pc->mask = mask;
+	return true;
+}
+
+static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_aux *aux, struct tb_pt_buf *buf)
+{
+	if (!tb_pt_place(pc, aux, buf)) {
+		pc->stalled = true;
+		return 0;
+	}
+	pc->stalled = false;
+	pc->last_off = aux->head & aux->mask;
+	if (tb_wrmsr(TB_MSR_RTIT_OUTPUT_BASE, pc->base) ||
+	    tb_wrmsr(TB_MSR_RTIT_OUTPUT_MASK, pc->mask) ||
+	    tb_wrmsr(TB_MSR_RTIT_STATUS, 0) ||
+	    tb_wrmsr(TB_MSR_RTIT_CTL, pc->ctl))
+		return -EIO;
+	pc->running = true;
+	return 0;
+}
+
+/*
+ * Stop the hardware and work out how far it wrote. Returns the new head
+ * and sets *flags; -EIO in *err when the position is not ours.
+ */
+static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
+		      struct tb_pt_buf *buf, bool pmi, u64 *flags, int *err)
+{
+	struct tb_topa *t = &buf->topa;
+	u64 base, mask, status, off, delta, free;
+
+	*flags = 0;
+	*err = 0;
+	/* Clearing TraceEn serialises and flushes the packets to memory. */
+	tb_wrmsr(TB_MSR_RTIT_CTL, pc->ctl & ~TB_RTIT_CTL_TRACEEN);
+	pc->running = false;
+	/* The hardware's stores land before we read them or publish. */
+	rmb();
+	if (tb_rdmsr(TB_MSR_RTIT_OUTPUT_BASE, &base) ||
+	    tb_rdmsr(TB_MSR_RTIT_OUTPUT_MASK, &mask) ||
+	    tb_rdmsr(TB_MSR_RTIT_STATUS, &status) ||
+	    tb_topa_offset(t, base, mask, &off)) {
+		*err = -EIO;
+		return aux->head;
+	}
+	if (status & TB_RTIT_STATUS_ERROR)
+		*err = -EIO;
+	delta = (off - aux->head) & aux->mask;
+	if (t->single) {
+		int r = tb_topa_region_of(t, off);
+		const struct tb_topa_region *reg = &t->regions[r];
+		u64 left = reg->offset + reg->size - off;
+
+		/*
+		 * Single-entry ToPA raises its PMI up to 512 bytes early:
+		 * pad the rest of the region (PAD packets are zero bytes)
+		 * and move to the next region.
+		 */
+		if (pmi && !(status & TB_RTIT_STATUS_STOPPED) && off != reg->offset &&
+		    left <= TB_TOPA_PMI_MARGIN) {
+			struct page *pg = aux->pages[off >> PAGE_SHIFT];
+
+			memset(page_address(pg) + offset_in_page(off), 0, left);
+			tb_aux_count_padding(aux, left);
+			delta += left;
+		}
+	}
+	if (status & TB_RTIT_STATUS_STOPPED) {
+		*flags |= TRACEBUF_AUX_F_TRUNCATED;
+		free = aux->snapshot ? 0 : tb_aux_free_bytes(aux);
+		/* Stopped with the whole ring written: off is back at head. */
+		if (!delta && free == aux->size)
+			delta = aux->size;
+	}
+	if (status & TB_RTIT_STATUS_BUFFOVF)
+		*flags |= TRACEBUF_AUX_F_PARTIAL;
+	if (aux->snapshot) {
+		aux->snap_written += (off - pc->last_off) & aux->mask;
+		pc->last_off = off;
+	}
+	return aux->head + delta;
+}
+
+/* Another owner changed our registers: stop cleanly, flag COLLISION. */
+static void tb_pt_collision(struct tb_session *s, struct tb_pt_cpu *pc,
+			    unsigned int cpu)
+{
+	pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: another owner took the hardware; tracing stopped\n",
+			    cpu);
+	pc->running = false;
+	pc->stalled = false;
+	WRITE_ONCE(pc->s, NULL);
+	tb_aux_publish(s->aux, s->aux->head, TRACEBUF_AUX_F_COLLISION);
+	tb_trace_error(s, cpu);
+}
+
+static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
+{
+	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
+	struct tb_aux *aux = s->aux;
+	struct tb_pt_buf *buf = aux->priv;
+	u64 ctl, base, mask, off, head, flags;
+	int err;
+
+	if (pc->running) {
+		/* Are our values still in place? */
+		if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) || ctl != pc->ctl ||
+		    tb_rdmsr(TB_MSR_RTIT_OUTPUT_BASE, &base) ||
+		    tb_rdmsr(TB_MSR_RTIT_OUTPUT_MASK, &mask) ||
+		    tb_topa_offset(&buf->topa, base, mask, &off)) {
+			tb_pt_collision(s, pc, cpu);
+			return;
+		}
+		if (aux->snapshot) {
+			/* Only count what wrapped; SNAPSHOT publishes. */
+			aux->snap_written += (off - pc->last_off) & aux->mask;
+			pc->last_off = off;
+			return;
+		}
+		if (!pmi && off == (aux->head & aux->mask))
+			return;		/* nothing new */
+		head = tb_pt_halt(pc, aux, buf, pmi, &flags, &err);
+		tb_aux_publish(aux, head, flags);
+		if (flags & TRACEBUF_AUX_F_TRUNCATED)
+			tb_aux_count_truncation(aux);
+		if (err) {
+			pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: output error; tracing stopped\n",
+					    cpu);
+			WRITE_ONCE(pc->s, NULL);
+			tb_trace_error(s, cpu);
+			return;
+		}
+		if (flags & TRACEBUF_AUX_F_TRUNCATED)
+			pc->stalled = true;	/* resume at a watermark of room */
+	}
+	/* Stalled: nobody else may have taken the unit while it was idle. */
+	if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) || (ctl & TB_RTIT_CTL_TRACEEN)) {
+		tb_pt_collision(s, pc, cpu);
+		return;
+	}
+	if (tb_pt_run(pc, aux, buf)) {
+		pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: restart refused; tracing stopped\n",
+				    cpu);
+		WRITE_ONCE(pc->s, NULL);
+		tb_trace_error(s, cpu);
+	}
+}
+
+static void tb_pt_drain(struct tb_session *s, unsigned int cpu)
+{
+	tb_pt_drain_locked(s, cpu, false);
+}
+
+static int tb_pt_start(struct tb_session *s, unsigned int cpu)
+{
+	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
+	struct tb_aux *aux = s->aux;
+	struct tb_pt_buf *buf = aux->priv;
+	u64 ctl;
+	int ret;
+
+	if (!pc->present)
+		return -ENODEV;
+	if (pc->s)
+		return -EBUSY;
+	/* Never fight another owner (perf's intel_pt, another tool). */
+	if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl))
+		return -EIO;
+	if (ctl & TB_RTIT_CTL_TRACEEN)
+		return -EBUSY;
+	pc->ctl = buf->ctl_cfg | TB_RTIT_CTL_TRACEEN;
+	if (tb_pt_has(&pc->caps, TRACEBUF_PT_CAP_BRANCH_ALWAYS))
+		pc->ctl |= TB_RTIT_CTL_BRANCHEN;
+	pc->stalled = false;
+	/* CTL must not carry TraceEn while the output MSRs are written. */
+	if (tb_wrmsr(TB_MSR_RTIT_CTL, pc->ctl & ~TB_RTIT_CTL_TRACEEN))
+		return -EIO;
+	WRITE_ONCE(pc->s, s);	/* the NMI handler may drain from now on */
+	ret = tb_pt_run(pc, aux, buf);
+	if (ret) {
+		WRITE_ONCE(pc->s, NULL);
+		tb_wrmsr(TB_MSR_RTIT_CTL, 0);
+	}
+	return ret;
+}
+
+static void tb_pt_stop(struct tb_session *s, unsigned int cpu, unsigned int how)
+{
+	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
+	struct tb_aux *aux = s->aux;
+	u64 ctl, head, flags;
+	int err;
+
+	if (pc->s != s)
+		return;
+	if (pc->running) {
+		if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) || ctl != pc->ctl) {
+			tb_pt_collision(s, pc, cpu);
+			return;
+		}
+		head = tb_pt_halt(pc, aux, aux->priv, false, &flags, &err);
+		if (how & TB_STOP_PUBLISH)
+			tb_aux_publish(aux, head, flags);
+		if (flags & TRACEBUF_AUX_F_TRUNCATED)
+			tb_aux_count_truncation(aux);
+	}
+	tb_wrmsr(TB_MSR_RTIT_CTL, 0);
+	pc->stalled = false;
+	WRITE_ONCE(pc->s, NULL);
+}
+
+/* --- the PMI ------------------------------------------------------------ */
+
+static void tb_pt_work_fn(struct irq_work *w)
+{
+	struct tb_pt_cpu *pc = container_of(w, struct tb_pt_cpu, work);
+	struct tb_session *s = READ_ONCE(pc->s);
+
+	/*
+	 * Hard irq_work on this CPU, interrupts off: a stop (IPI, also on
+	 * this CPU) cannot run between the load above and the lock.
+	 */
+	if (!s)
+		return;
+	spin_lock(&s->trace_lock);
+	if (pc->s == s && s->tr_enabled)
+		tb_pt_drain_locked(s, smp_processor_id(), true);
+	spin_unlock(&s->trace_lock);
+}
+
+static int tb_pt_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
+	u64 status;
+
+	/* Not tracing here: not ours, and the accessors may be going away. */
+	if (!READ_ONCE(pc->s))
+		return NMI_DONE;
+	if (tb_rdmsr(TB_MSR_PERF_GLOBAL_STATUS, &status) ||
+	    !(status & TB_GLOBAL_STATUS_TOPA_PMI))
+		return NMI_DONE;
+	/* Acknowledge our bit only; perf's handler sees the rest. */
+	tb_wrmsr(TB_MSR_PERF_GLOBAL_OVF_CTRL, TB_GLOBAL_STATUS_TOPA_PMI);
+	irq_work_queue(&pc->work);
+	return NMI_HANDLED;
+}
+
+struct tb_backend tb_pt_backend = {
+	.name		= "intel_pt",
+	.id		= TRACEBUF_BACKEND_INTEL_PT,
+	.probe		= tb_pt_probe,
+	.remove		= tb_pt_remove,
+	.caps		= tb_pt_caps,
+	.check_setup	= tb_pt_check_setup,
+	.setup_aux	= tb_pt_setup_aux,
+	.free_aux	= tb_pt_free_aux,
+	.start		= tb_pt_start,
+	.stop		= tb_pt_stop,
+	.drain		= tb_pt_drain,
+	.one_cpu	= true,
+};
+
+/* --- emulator registration ---------------------------------------------- */
+
+int tracebuf_pt_emulator_register(const struct tb_pt_hw *hw)
+{
+	int ret;
+
+	if (!hw || !hw->rdmsr || !hw->wrmsr || !hw->cpuid)
+		return -EINVAL;
+	mutex_lock(&tb_backends_lock);
+	ret = -EBUSY;
+	if (tb_pt_hw != &tb_pt_real_hw || tb_backend_find("intel_pt"))
+		goto out;
+	tb_pt_hw = hw;
+	tb_pt_backend.owner = hw->owner;
+	ret = tb_backend_add(&tb_pt_backend);
+	if (ret) {
+		tb_pt_hw = &tb_pt_real_hw;
+		tb_pt_backend.owner = NULL;
+	}
+out:
+	mutex_unlock(&tb_backends_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(tracebuf_pt_emulator_register);
+
+void tracebuf_pt_emulator_unregister(const struct tb_pt_hw *hw)
+{
+	mutex_lock(&tb_backends_lock);
+	if (tb_pt_hw == hw) {
+		/* The emulator's module is pinned while a session holds us. */
+		WARN_ON(tb_backend_busy(&tb_pt_backend));
+		tb_backend_del(&tb_pt_backend);
+		tb_pt_hw = &tb_pt_real_hw;
+		tb_pt_backend.owner = NULL;
+	}
+	mutex_unlock(&tb_backends_lock);
+}
+EXPORT_SYMBOL_GPL(tracebuf_pt_emulator_unregister);
+
+int tb_pt_init(void)
+{
+	unsigned int cpu;
+
+	/* Hard: the drain must run in hard irq context even on PREEMPT_RT. */
+	for_each_possible_cpu(cpu)
+		per_cpu(tb_pt_cpus, cpu).work = IRQ_WORK_INIT_HARD(tb_pt_work_fn);
+	/* First, so the ToPA PMI is ours before perf's handler acks it. */
+	return register_nmi_handler(NMI_LOCAL, tb_pt_nmi, NMI_FLAG_FIRST, "tracebuf_pt");
+}
+
+void tb_pt_exit(void)
+{
+	unsigned int cpu;
+
+	unregister_nmi_handler(NMI_LOCAL, "tracebuf_pt");
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu(tb_pt_cpus, cpu).work);
+}

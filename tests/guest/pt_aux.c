@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The AUX ring and the Intel PT backend, end to end, against the
+ * register-level emulator tb_ptemu: every AUX mapping rule, ENABLE/DISABLE,
+ * no-overwrite mode with fast, slow and stalled consumers (TRUNCATED and
+ * resume), snapshot mode, the PMI path and the timer drain, single- and
+ * multi-entry ToPA, CPU offline/online while tracing, munmap/close/exit
+ * while tracing, a second owner (COLLISION, EPOLLERR) and a foreign owner
+ * at ENABLE (-EBUSY).
+ *
+ * Every capture is written to /tmp/cap/NAME/ (aux.bin, spans.txt, emu.txt)
+ * and decoded on the host by tests/host/ptcheck with libipt.
+ *
+ * On arm64 it checks that intel_pt is absent and refused cleanly.
+ */
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <libtracebuf.h>
+#include "tbtest.h"
+
+#define PAGE		4096UL
+#define EMU		"/sys/kernel/debug/tb_ptemu"
+#define CPU		1
+
+struct sess {
+	struct tracebuf_session s;
+	unsigned char *aux;
+	uint64_t aux_size;
+	uint64_t aux_off;
+	uint64_t aux_tail;	/* bytes consumed */
+	int ro;
+	/* what the data ring told us */
+	uint64_t spans, published, truncated, overwrite, collision, lost;
+	uint64_t next;		/* expected aux_offset of the next span */
+	FILE *cap_aux, *cap_spans;
+};
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static unsigned long long emu_stat(int cpu, const char *key)
+{
+	char path[128], k[64];
+	unsigned long long v, r = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), EMU "/cpu%d/stats", cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return ~0ULL;
+	while (fscanf(f, "%63s %llu", k, &v) == 2)
+		if (!strcmp(k, key))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+static int emu_knob(int cpu, const char *knob, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), EMU "/cpu%d/%s", cpu, knob);
+	return write_file(path, val);
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return write_file(path, on ? "1" : "0");
+}
+
+static int setup(struct tracebuf_session *s, const char *backend, int cpu,
+		 uint64_t aux_wm)
+{
+	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU, .cpu = cpu,
+				     .aux_watermark = aux_wm };
+	int ret;
+
+	snprintf(su.backend, sizeof(su.backend), "%s", backend);
+	ret = tracebuf_open(s, 0);
+	return ret ? ret : tracebuf_setup(s, &su);
+}
+
+/* Returns 0 or -errno, like mmap's failure. */
+static int map_aux(struct sess *x, uint64_t size, int ro)
+{
+	void *p;
+
+	x->aux_off = PAGE + 2 * x->s.data_size;
+	x->s.ctl->aux_offset = x->aux_off;
+	x->s.ctl->aux_size = size;
+	p = mmap(NULL, size, PROT_READ | (ro ? 0 : PROT_WRITE), MAP_SHARED,
+		 x->s.fd, x->aux_off);
+	if (p == MAP_FAILED)
+		return -errno;
+	x->aux = p;
+	x->aux_size = size;
+	x->ro = ro;
+	x->aux_tail = x->s.ctl->aux_head;
+	x->next = x->aux_tail;
+	return 0;
+}
+
+static int sess_open(struct sess *x, int cpu, uint64_t data, uint64_t aux, int ro,
+		     uint64_t wm)
+{
+	memset(x, 0, sizeof(*x));
+	if (setup(&x->s, "intel_pt", cpu, wm) || tracebuf_map(&x->s, data, 0))
+		return -1;
+	return map_aux(x, aux, ro) ? -1 : 0;
+}
+
+static void sess_close(struct sess *x)
+{
+	if (x->aux)
+		munmap(x->aux, x->aux_size);
+	x->aux = NULL;
+	tracebuf_close(&x->s);
+	if (x->cap_aux)
+		fclose(x->cap_aux);
+	if (x->cap_spans)
+		fclose(x->cap_spans);
+	x->cap_aux = x->cap_spans = NULL;
+}
+
+static void cap_open(struct sess *x, const char *name)
+{
+	char path[128];
+
+	mkdir("/tmp/cap", 0755);
+	snprintf(path, sizeof(path), "/tmp/cap/%s", name);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "/tmp/cap/%s/aux.bin", name);
+	x->cap_aux = fopen(path, "w");
+	snprintf(path, sizeof(path), "/tmp/cap/%s/spans.txt", name);
+	x->cap_spans = fopen(path, "w");
+	TBT_CHECK(x->cap_aux && x->cap_spans, "capture files for %s", name);
+}
+
+static void cap_emu(const char *name, unsigned long long start,
+		    unsigned long long end, unsigned long long dropped, int snapshot)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/cap/%s/emu.txt", name);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "ptw_start %llu\nptw_end %llu\nptw_dropped %llu\n", start, end, dropped);
+	fclose(f);
+	if (snapshot) {
+		snprintf(path, sizeof(path), "/tmp/cap/%s/snapshot", name);
+		f = fopen(path, "w");
+		if (f)
+			fclose(f);
+	}
+}
+
+/* Drain the data ring; copy and release every AUX span it describes. */
+static void consume(struct sess *x)
+{
+	const struct tracebuf_record *r;
+
+	while ((r = tracebuf_peek(&x->s)) != NULL) {
+		if (r->hdr.type == TRACEBUF_REC_AUX) {
+			const struct tracebuf_rec_aux *a = (const void *)r;
+			uint64_t i;
+
+			x->spans++;
+			x->published += a->aux_size;
+			if (a->flags & TRACEBUF_AUX_F_TRUNCATED)
+				x->truncated++;
+			if (a->flags & TRACEBUF_AUX_F_OVERWRITE)
+				x->overwrite++;
+			if (a->flags & TRACEBUF_AUX_F_COLLISION)
+				x->collision++;
+			if (!x->ro) {
+				TBT_CHECK(a->aux_offset == x->next,
+					  "span at %llu, expected %llu",
+					  (unsigned long long)a->aux_offset,
+					  (unsigned long long)x->next);
+				TBT_CHECK(a->aux_offset + a->aux_size <=
+					  x->aux_tail + x->aux_size,
+					  "span beyond the consumer's tail");
+			}
+			x->next = a->aux_offset + a->aux_size;
+			if (x->cap_aux && a->aux_size) {
+				for (i = 0; i < a->aux_size; i++)
+					fputc(x->aux[(a->aux_offset + i) & (x->aux_size - 1)],
+					      x->cap_aux);
+				fprintf(x->cap_spans, "span %llu %llu %llu\n",
+					(unsigned long long)a->aux_offset,
+					(unsigned long long)a->aux_size,
+					(unsigned long long)a->flags);
+			}
+			if (!x->ro) {
+				x->aux_tail = a->aux_offset + a->aux_size;
+				tracebuf_smp_store_release(&x->s.ctl->aux_tail, x->aux_tail);
+			}
+		} else if (r->hdr.type == TRACEBUF_REC_LOST) {
+			x->lost += ((const struct tracebuf_rec_lost *)(const void *)r)->count;
+		}
+		tracebuf_advance(&x->s, r);
+	}
+}
+
+/*
+ * One capture: enable, consume every period_ms (0: never until the end)
+ * for run_ms, disable, consume the rest. Checks the accounting identity:
+ * every byte the emulator wrote was published. want_trunc: 1 there must be
+ * truncations, -1 there must be none, 0 either. want_pmi likewise.
+ */
+static void capture(const char *name, uint64_t aux, uint64_t wm, int run_ms,
+		    int period_ms, int stall_ms, int want_trunc, int want_pmi)
+{
+	unsigned long long w0, w1, p0, p1, d0, d1, pm0, pm1;
+	struct sess x;
+	int t;
+
+	if (sess_open(&x, CPU, 65536, aux, 0, wm)) {
+		TBT_CHECK(0, "%s: session", name);
+		return;
+	}
+	cap_open(&x, name);
+	w0 = emu_stat(CPU, "bytes_written");
+	p0 = emu_stat(CPU, "ptw_seq");
+	d0 = emu_stat(CPU, "ptw_dropped");
+	pm0 = emu_stat(CPU, "pmis");
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "%s: enable: %s", name,
+		  strerror(errno));
+	TBT_CHECK(emu_stat(CPU, "traceen") == 1, "%s: TraceEn not set", name);
+	if (stall_ms) {
+		struct pollfd p = { .fd = x.s.fd, .events = POLLIN };
+
+		msleep(stall_ms);
+		TBT_CHECK(emu_stat(CPU, "stopped") == 1, "%s: hardware did not stop on a full ring",
+			  name);
+		TBT_CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLIN), "%s: poll %#x", name,
+			  p.revents);
+	}
+	for (t = 0; t < run_ms; t += period_ms ? period_ms : run_ms) {
+		msleep(period_ms ? period_ms : run_ms);
+		consume(&x);
+	}
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "%s: disable", name);
+	TBT_CHECK(emu_stat(CPU, "traceen") == 0, "%s: TraceEn still set", name);
+	consume(&x);
+	w1 = emu_stat(CPU, "bytes_written");
+	p1 = emu_stat(CPU, "ptw_seq");
+	d1 = emu_stat(CPU, "ptw_dropped");
+	pm1 = emu_stat(CPU, "pmis");
+	cap_emu(name, p0, p1, d1 - d0, 0);
+	printf("%s: %llu spans, %llu bytes published, emulator wrote %llu, %llu truncated, "
+	       "%llu PTW dropped, %llu PMIs, aux_truncations %llu\n", name,
+	       (unsigned long long)x.spans, (unsigned long long)x.published, w1 - w0,
+	       (unsigned long long)x.truncated, d1 - d0, pm1 - pm0,
+	       (unsigned long long)x.s.ctl->aux_truncations);
+	TBT_CHECK(x.published > 0, "%s: nothing published", name);
+	TBT_CHECK(x.published == w1 - w0 + x.s.ctl->aux_padding,
+		  "%s: published %llu != written %llu + padding %llu", name,
+		  (unsigned long long)x.published, w1 - w0,
+		  (unsigned long long)x.s.ctl->aux_padding);
+	TBT_CHECK(x.published == x.s.ctl->aux_published, "%s: ctl aux_published", name);
+	TBT_CHECK(x.lost == 0, "%s: %llu records lost", name, (unsigned long long)x.lost);
+	TBT_CHECK(x.s.ctl->aux_head == x.next, "%s: aux_head", name);
+	if (want_trunc < 0)
+		TBT_CHECK(x.truncated == 0, "%s: truncated", name);
+	if (want_pmi)
+		TBT_CHECK(want_pmi > 0 ? pm1 > pm0 : pm1 == pm0, "%s: %llu PMIs", name, pm1 - pm0);
+	if (want_trunc > 0) {
+		TBT_CHECK(x.truncated > 0 && d1 - d0 > 0, "%s: no truncation", name);
+		TBT_CHECK(x.s.ctl->aux_truncations == x.truncated, "%s: aux_truncations", name);
+	}
+	if (!x.truncated)
+		TBT_CHECK(d1 == d0, "%s: %llu PTWs dropped without TRUNCATED", name, d1 - d0);
+	sess_close(&x);
+}
+
+static void mapping_rules(void)
+{
+	struct tracebuf_session n;
+	struct sess x;
+	void *p;
+
+	/* AUX before the data mapping. */
+	TBT_CHECK(setup(&x.s, "intel_pt", CPU, 0) == 0, "setup");
+	TBT_ERRNO(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, x.s.fd, 16 * PAGE),
+		  ENXIO);
+	TBT_ERRNO(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE), ENXIO);
+	TBT_CHECK(tracebuf_map(&x.s, 16384, 0) == 0, "map");
+	TBT_ERRNO(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE), ENXIO);
+	TBT_ERRNO(ioctl(x.s.fd, TRACEBUF_IOC_SNAPSHOT), EINVAL);
+	x.aux = NULL;
+	x.aux_off = PAGE + 2 * 16384;
+	/* offset below the end of the data mapping */
+	x.s.ctl->aux_offset = PAGE * 4;
+	x.s.ctl->aux_size = PAGE * 4;
+	TBT_ERRNO(mmap(NULL, PAGE * 4, PROT_READ | PROT_WRITE, MAP_SHARED, x.s.fd, PAGE * 4),
+		  EINVAL);
+	/* control page and mmap offset disagree */
+	x.s.ctl->aux_offset = x.aux_off + PAGE;
+	TBT_ERRNO(mmap(NULL, PAGE * 4, PROT_READ | PROT_WRITE, MAP_SHARED, x.s.fd, x.aux_off),
+		  EINVAL);
+	/* not a power of two */
+	x.s.ctl->aux_offset = x.aux_off;
+	x.s.ctl->aux_size = PAGE * 3;
+	TBT_ERRNO(mmap(NULL, PAGE * 3, PROT_READ | PROT_WRITE, MAP_SHARED, x.s.fd, x.aux_off),
+		  EINVAL);
+	/* length != aux_size */
+	x.s.ctl->aux_size = PAGE * 4;
+	TBT_ERRNO(mmap(NULL, PAGE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, x.s.fd, x.aux_off),
+		  EINVAL);
+	TBT_ERRNO(mmap(NULL, PAGE * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE, x.s.fd, x.aux_off),
+		  EINVAL);
+	TBT_ERRNO(mmap(NULL, PAGE * 4, PROT_READ | PROT_EXEC, MAP_SHARED, x.s.fd, x.aux_off),
+		  EPERM);
+	TBT_CHECK(map_aux(&x, PAGE * 4, 0) == 0, "aux map");
+	{
+		const unsigned char *b = x.aux;
+		size_t i, nz = 0;
+
+		for (i = 0; i < PAGE * 4; i++)
+			nz += b[i] != 0;
+		TBT_CHECK(nz == 0, "AUX pages not zeroed (%zu bytes)", nz);
+	}
+	/* a second mapping must repeat offset and size */
+	x.s.ctl->aux_size = PAGE * 8;
+	TBT_ERRNO(mmap(NULL, PAGE * 8, PROT_READ | PROT_WRITE, MAP_SHARED, x.s.fd, x.aux_off),
+		  EINVAL);
+	x.s.ctl->aux_size = PAGE * 4;
+	TBT_ERRNO(mmap(NULL, PAGE * 4, PROT_READ, MAP_SHARED, x.s.fd, x.aux_off), EINVAL);
+	p = mmap(NULL, PAGE * 4, PROT_READ | PROT_WRITE, MAP_SHARED, x.s.fd, x.aux_off);
+	TBT_CHECK(p != MAP_FAILED, "second aux map: %s", strerror(errno));
+	if (p != MAP_FAILED) {
+		TBT_ERRNO(munmap(p, PAGE), EINVAL);	/* partial */
+		munmap(p, PAGE * 4);
+	}
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable");
+	TBT_ERRNO(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE), EALREADY);
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "disable");
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "disable again");
+	x.cap_aux = x.cap_spans = NULL;
+	sess_close(&x);
+
+	/* A session without a backend has no AUX area and cannot ENABLE. */
+	TBT_CHECK(setup(&n, "none", CPU, 0) == 0 && tracebuf_map(&n, 16384, 0) == 0, "none");
+	n.ctl->aux_offset = PAGE + 2 * 16384;
+	n.ctl->aux_size = PAGE;
+	TBT_ERRNO(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, n.fd, n.ctl->aux_offset),
+		  ENODEV);
+	TBT_ERRNO(ioctl(n.fd, TRACEBUF_IOC_ENABLE), ENODEV);
+	tracebuf_close(&n);
+
+	/* PT is per CPU: a set of CPUs is refused. */
+	{
+		uint64_t set = 3;
+		struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPUSET,
+					     .cpuset_ptr = (uintptr_t)&set,
+					     .cpuset_size = 8 };
+
+		strcpy(su.backend, "intel_pt");
+		TBT_CHECK(tracebuf_open(&n, 0) == 0, "open");
+		TBT_CHECK(tracebuf_setup(&n, &su) == -EINVAL, "cpuset refused");
+		tracebuf_close(&n);
+	}
+}
+
+static void snapshot(void)
+{
+	unsigned long long w0, w1, p0;
+	struct sess x;
+
+	if (sess_open(&x, CPU, 65536, 16 * PAGE, 1, 0)) {
+		TBT_CHECK(0, "snapshot session");
+		return;
+	}
+	TBT_CHECK(x.s.ctl->flags & TRACEBUF_CTL_F_AUX_SNAPSHOT, "snapshot flag");
+	w0 = emu_stat(CPU, "bytes_written");
+	p0 = emu_stat(CPU, "ptw_seq");
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "snapshot enable");
+	msleep(100);
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_SNAPSHOT) == 0, "snapshot: %s", strerror(errno));
+	consume(&x);
+	TBT_CHECK(x.spans == 1 && x.overwrite == 1, "snapshot record: %llu spans",
+		  (unsigned long long)x.spans);
+	w1 = emu_stat(CPU, "bytes_written");
+	if (w1 - w0 > x.aux_size)
+		TBT_CHECK(x.published == x.aux_size, "wrapped snapshot covers the ring: %llu",
+			  (unsigned long long)x.published);
+	msleep(20);
+	cap_open(&x, "snapshot");
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "snapshot disable");
+	consume(&x);
+	TBT_CHECK(x.spans == 2 && x.overwrite == 2, "final snapshot record");
+	cap_emu("snapshot", p0, emu_stat(CPU, "ptw_seq"), 0, 1);
+	sess_close(&x);
+}
+
+static void collision(void)
+{
+	struct pollfd p;
+	struct sess x;
+
+	if (sess_open(&x, CPU, 65536, 16 * PAGE, 0, 0)) {
+		TBT_CHECK(0, "collision session");
+		return;
+	}
+	/* A foreign owner at ENABLE: refused, nothing touched. */
+	TBT_CHECK(emu_knob(CPU, "foreign", "1") == 0, "foreign knob");
+	TBT_ERRNO(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE), EBUSY);
+	TBT_CHECK(emu_knob(CPU, "foreign", "0") == 0, "foreign off");
+
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable");
+	msleep(30);
+	consume(&x);
+	TBT_CHECK(emu_knob(CPU, "steal", "1") == 0, "steal");
+	msleep(100);
+	p.fd = x.s.fd;
+	p.events = POLLIN;
+	TBT_CHECK(poll(&p, 1, 1000) == 1 && (p.revents & POLLERR), "EPOLLERR: %#x", p.revents);
+	consume(&x);
+	TBT_CHECK(x.collision == 1, "COLLISION records: %llu", (unsigned long long)x.collision);
+	TBT_CHECK(x.s.ctl->aux_collisions == 1, "aux_collisions");
+	/* We never touched the other owner's trace. */
+	TBT_CHECK(emu_stat(CPU, "traceen") == 1, "the other owner was stopped");
+	TBT_CHECK(emu_knob(CPU, "steal", "0") == 0, "release");
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "disable");
+	p.revents = 0;
+	TBT_CHECK(poll(&p, 1, 0) == 0 || !(p.revents & POLLERR), "EPOLLERR cleared");
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable after collision");
+	msleep(20);
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "disable");
+	consume(&x);
+	sess_close(&x);
+}
+
+/* munmap, close and exit while tracing stop the hardware first. */
+static void lifetime(void)
+{
+	struct sess x;
+	pid_t pid;
+	int st;
+
+	if (sess_open(&x, CPU, 65536, 16 * PAGE, 0, 0) == 0) {
+		TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable");
+		msleep(20);
+		munmap(x.aux, x.aux_size);
+		x.aux = NULL;
+		TBT_CHECK(emu_stat(CPU, "traceen") == 0, "munmap left TraceEn set");
+		TBT_ERRNO(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE), ENXIO);
+		consume(&x);
+		TBT_CHECK(x.spans >= 1, "munmap published");
+		/* A new AUX area, another size. */
+		TBT_CHECK(map_aux(&x, 8 * PAGE, 0) == 0, "remap");
+		TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable again");
+		msleep(20);
+		sess_close(&x);		/* munmap + close while tracing */
+		TBT_CHECK(emu_stat(CPU, "traceen") == 0, "close left TraceEn set");
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (sess_open(&x, CPU, 65536, 16 * PAGE, 0, 0) ||
+		    ioctl(x.s.fd, TRACEBUF_IOC_ENABLE))
+			_exit(1);
+		msleep(30);
+		_exit(0);	/* exit while tracing */
+	}
+	TBT_CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st), "child");
+	TBT_CHECK(emu_stat(CPU, "traceen") == 0, "exit left TraceEn set");
+}
+
+/* A traced CPU goes offline and comes back while tracing. */
+static void hotplug(void)
+{
+	unsigned long long p0, p1, d0, d1, w0, w1;
+	struct sess x;
+	int i;
+
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK)) {
+		printf("no hotplug for cpu1: skipped\n");
+		return;
+	}
+	if (sess_open(&x, CPU, 65536, 64 * PAGE, 0, 0)) {
+		TBT_CHECK(0, "hotplug session");
+		return;
+	}
+	cap_open(&x, "hotplug");
+	p0 = emu_stat(CPU, "ptw_seq");
+	d0 = emu_stat(CPU, "ptw_dropped");
+	w0 = emu_stat(CPU, "bytes_written");
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable");
+	msleep(30);
+	consume(&x);
+	TBT_CHECK(set_online(CPU, 0) == 0, "offline");
+	consume(&x);
+	TBT_CHECK(emu_stat(CPU, "traceen") == 0, "offline left TraceEn set");
+	TBT_CHECK(set_online(CPU, 1) == 0, "online");
+	/* It resumes at once, or, if the ring is full, once we make room. */
+	for (i = 0; i < 200 && emu_stat(CPU, "traceen") != 1; i++) {
+		consume(&x);
+		msleep(5);
+	}
+	TBT_CHECK(emu_stat(CPU, "traceen") == 1, "tracing did not resume on online");
+	TBT_CHECK(x.collision == 0, "hotplug: collision");
+	consume(&x);
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "disable");
+	consume(&x);
+	p1 = emu_stat(CPU, "ptw_seq");
+	d1 = emu_stat(CPU, "ptw_dropped");
+	w1 = emu_stat(CPU, "bytes_written");
+	cap_emu("hotplug", p0, p1, d1 - d0, 0);
+	TBT_CHECK(x.published == w1 - w0, "hotplug: published %llu, written %llu",
+		  (unsigned long long)x.published, w1 - w0);
+	sess_close(&x);
+}
+
+static int absent(const char *why)
+{
+	struct tracebuf_session s;
+
+	printf("intel_pt absent (%s)\n", why);
+	TBT_CHECK(setup(&s, "intel_pt", 0, 0) == -ENODEV, "intel_pt refused");
+	tracebuf_close(&s);
+	TBT_CHECK(setup(&s, "auto", 0, 0) == -ENODEV, "auto refused");
+	tracebuf_close(&s);
+	return 0;
+}
+
+static void caps(void)
+{
+	struct tracebuf_pt_caps c;
+	struct tracebuf_caps_query q = { .size = sizeof(q), .cpu = CPU,
+					 .caps_size = sizeof(c),
+					 .caps_ptr = (uintptr_t)&c };
+	struct tracebuf_backend_desc d[4];
+	struct tracebuf_info info = { .size = sizeof(info), .backends_max = 4,
+				      .backend_desc_size = sizeof(d[0]),
+				      .backends_ptr = (uintptr_t)d };
+	struct tracebuf_session s;
+
+	TBT_CHECK(tracebuf_open(&s, 0) == 0, "open");
+	TBT_CHECK(ioctl(s.fd, TRACEBUF_IOC_GET_INFO, &info) == 0, "info");
+	TBT_CHECK(info.nr_backends == 1 && !strcmp(d[0].name, "intel_pt") &&
+		  (d[0].flags & TRACEBUF_BACKEND_F_EMULATED) && d[0].nr_cpus == 2,
+		  "backend list: %u", info.nr_backends);
+	strcpy(q.backend, "intel_pt");
+	TBT_CHECK(ioctl(s.fd, TRACEBUF_IOC_GET_CAPS, &q) == 0, "caps: %s", strerror(errno));
+	TBT_CHECK(q.caps_size == sizeof(c), "caps size %u", q.caps_size);
+	TBT_CHECK((c.flags & TRACEBUF_PT_CAP_TOPA_MULTI) && (c.flags & TRACEBUF_PT_CAP_PTWRITE) &&
+		  c.nr_addr_ranges >= 1 && c.psb_periods, "caps %#llx",
+		  (unsigned long long)c.flags);
+	TBT_CHECK(c.cpuid_14_0[2] & 1, "raw leaf 0x14");
+	{
+		char v[32] = "";
+		FILE *f = fopen("/sys/class/misc/tracebuf/intel_pt/caps/topa_multiple_entries", "r");
+
+		TBT_CHECK(f && fgets(v, sizeof(v), f) && !strcmp(v, "1\n"), "sysfs caps: '%s'", v);
+		if (f)
+			fclose(f);
+		f = fopen("/sys/class/misc/tracebuf/intel_pt/caps/num_address_ranges", "r");
+		TBT_CHECK(f && fgets(v, sizeof(v), f) && (unsigned int)atoi(v) == c.nr_addr_ranges,
+			  "sysfs num_address_ranges '%s'", v);
+		if (f)
+			fclose(f);
+	}
+	strcpy(q.backend, "coresight");
+	TBT_ERRNO(ioctl(s.fd, TRACEBUF_IOC_GET_CAPS, &q), ENODEV);
+	strcpy(q.backend, "intel_pt");
+	q.reserved0 = 1;
+	TBT_ERRNO(ioctl(s.fd, TRACEBUF_IOC_GET_CAPS, &q), EINVAL);
+	tracebuf_close(&s);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (tbt_modprobe("tracebuf"))
+		return 1;
+	absent("no emulator");
+#if !defined(__x86_64__)
+	return tbt_done();
+#else
+	if (tbt_modprobe("tb_ptemu")) {
+		printf("cannot load tb_ptemu\n");
+		return 1;
+	}
+	/* A rate the TCG guest sustains; the PMI path gets several per run. */
+	TBT_CHECK(write_file(EMU "/rate", "8192") == 0, "emulator rate");
+	caps();
+	mapping_rules();
+	/* Fast consumer; PMIs at a 16 KiB watermark. */
+	capture("fast", 64 * PAGE, 16384, 300, 5, 0, 0, 1);
+	/* Slow consumer: every 60 ms, a ring of 64 KiB. */
+	capture("slow", 16 * PAGE, 16384, 300, 60, 0, 0, 0);
+	/* Stalled: nothing consumed for 150 ms, then catch up. */
+	capture("stall", 16 * PAGE, 16384, 200, 10, 150, 1, 0);
+	/* Every PMI lost: the drain timer alone delivers everything. */
+	TBT_CHECK(write_file("/sys/module/tb_ptemu/parameters/pmi_lost", "1") == 0, "pmi_lost");
+	TBT_CHECK(write_file("/sys/module/tracebuf/parameters/drain_ms", "5") == 0, "drain_ms");
+	capture("timer", 64 * PAGE, 16384, 200, 5, 0, 0, -1);
+	TBT_CHECK(emu_stat(CPU, "pmis_lost") > 0, "no PMI was lost");
+	TBT_CHECK(write_file("/sys/module/tracebuf/parameters/drain_ms", "10") == 0, "drain_ms");
+	TBT_CHECK(write_file("/sys/module/tb_ptemu/parameters/pmi_lost", "0") == 0, "pmi_lost");
+	snapshot();
+	collision();
+	lifetime();
+	hotplug();
+	/* Single-entry ToPA: every region INT|STOP, the 512-byte early PMI. */
+	TBT_CHECK(tbt_rmmod("tb_ptemu") == 0, "rmmod tb_ptemu");
+	{
+		const char *argv[] = { "modprobe", "tb_ptemu", "topa_multi=0", NULL };
+
+		TBT_CHECK(tbt_run(argv) == 0, "modprobe tb_ptemu topa_multi=0");
+	}
+	TBT_CHECK(write_file(EMU "/rate", "8192") == 0, "emulator rate");
+	/* 8 KiB bursts overrun 4 KiB regions: STOP, TRUNCATED, resume. */
+	capture("single", 16 * PAGE, 4096, 300, 5, 0, 0, 1);
+	/* 128-byte bursts (256 at most, catching up): the early PMI always comes first. */
+	TBT_CHECK(write_file(EMU "/rate", "128") == 0, "emulator rate");
+	capture("single_pmi", 16 * PAGE, 4096, 300, 5, 0, -1, 1);
+	TBT_CHECK(tbt_rmmod("tb_ptemu") == 0, "rmmod tb_ptemu");
+	absent("emulator unloaded");
+	TBT_CHECK(access("/sys/class/misc/tracebuf/intel_pt", F_OK) != 0, "sysfs caps left behind");
+	return tbt_done();
+#endif
+}

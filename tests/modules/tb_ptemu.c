@@ -1,0 +1,1294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tb_ptemu - tests-only module: a register-level Intel PT emulator.
+ *
+ * There is no PT hardware in the test guests (QEMU TCG), so this module
+ * registers struct tb_pt_hw accessors with tracebuf (see module/pt_hw.h)
+ * and the real PT backend runs against them unchanged. The model follows
+ * the SDM (vol. 3C, "Intel Processor Trace"):
+ *
+ *  - A per-CPU MSR file: RTIT_CTL, STATUS, OUTPUT_BASE, OUTPUT_MASK_PTRS,
+ *    CR3_MATCH, ADDRn_A/B, IA32_PERF_GLOBAL_STATUS (bit 55 only, read-only)
+ *    and IA32_PERF_GLOBAL_OVF_CTRL (write 1s to clear). Every #GP of the
+ *    SDM for these (reserved bits for the emulated capabilities, writes
+ *    while TraceEn=1, bad OUTPUT_BASE...) is -EIO; so is any other MSR.
+ *  - CPUID leaf 7 EBX[25] and leaf 0x14 from module parameters; other
+ *    leaves are the real CPUID.
+ *  - While TraceEn=1 a pinned hard hrtimer "runs the program": every
+ *    period_us it appends packets from ptemu_gen.h at rate_kb KiB/s to
+ *    the output (ToPA or single range), raising the ToPA PMI as a self-NMI
+ *    and honouring STOP, END and operational errors.
+ *
+ * The packet stream of one enable is exactly what ptemu_gen.h produces for
+ * ptgen_init(cfg from CTL, seed_ptw_seq, seed_tsc) (both in the stats),
+ * then ptgen_start, ptgen_step..., ptgen_stop, except on OVF ticks: so a
+ * test can replay it natively and compare bytes.
+ *
+ * Deviations from silicon, and choices where the SDM is silent:
+ *  - Packets are written in bursts, once per tick; the PMI of an INT
+ *    region is sent after the burst (so the NMI handler sees coherent
+ *    registers), not at the byte that filled the region.
+ *  - A region filled with STOP: STATUS.Stopped is set and MASK_PTRS keeps
+ *    that entry with output offset = region size (what perf's
+ *    pt_handle_status expects). A filled region without STOP is left at
+ *    once: MASK_PTRS points at offset 0 of the next region, END entries
+ *    already followed (OUTPUT_BASE updated). If software re-enables with
+ *    the offset at the end of a STOP region, the output stops again
+ *    without writing.
+ *  - While Stopped or Error is set nothing is written, including after a
+ *    re-enable that did not clear them; the program keeps running and
+ *    its bytes and PTWs are counted as dropped. A PTW counts as dropped
+ *    when its packet was not completely written (ptgen's last_ptw_end).
+ *  - Operational errors (STATUS.Error): OUTPUT_BASE not a 4 KiB
+ *    aligned table (bits 11:7 set), an entry not in RAM (a table may
+ *    span pages: it ends at its END entry, as in the SDM), a reserved
+ *    bit in an entry, a region not aligned to its size or not in RAM
+ *    (first and last page checked with pfn_valid()), an output offset
+ *    above the region size, more than PTEMU_MAX_END_HOPS END links in a
+ *    row; single-entry ToPA (topa_multi=0): a table other than [region,
+ *    END->same table]; single range: size not a power of two, base not
+ *    aligned to it, offset beyond it, not in RAM. Checked when TraceEn
+ *    goes 0->1 and at every write. TraceEn stays 1.
+ *  - Single-entry quirk: the PMI of an INT region fires once, when the
+ *    output offset gets within TB_TOPA_PMI_MARGIN bytes of its end; it may
+ *    fire again only after the region wrapped or software moved the
+ *    output position (OUTPUT_BASE or MASK_PTRS written with a new value).
+ *  - STATUS: FilterEn/ContextEn/TriggerEn are computed on read (TraceEn
+ *    and neither Stopped nor Error; ContextEn/FilterEn also need OS or
+ *    USR; no IP or CR3 filtering is evaluated); writes to them are
+ *    ignored. BuffOvf is never set by the emulator (OVF ticks only emit
+ *    the OVF packet) and PacketByteCnt holds what software wrote.
+ *  - OS=USR=0: no TIP.PGE/PGD, branches or PTWs, only one PSB+ per tick.
+ *  - ADDRn/CR3 filtering and DisRETC are kept in the registers but do not
+ *    change the packets; DisTNT (tnt_disable) is not advertised by
+ *    default because the generator cannot honour it; FabricEn, EventEn
+ *    and the other unimplemented features are reserved bits.
+ *  - bdm106: a CTL write with TraceEn=1 and BranchEn=0 is a #GP (writes
+ *    with TraceEn=0, e.g. CTL=0, are accepted).
+ *  - Flushing at TraceEn 1->0 may fill an INT region: the PMI is sent at
+ *    once, or from an irq_work if the write came from NMI context.
+ *
+ * Contexts. The accessors run on the CPU owning the registers, in any
+ * context including NMI; they disable interrupts, so the tick (a hard
+ * hrtimer, IRQs off) and the accessors never interleave except when an
+ * NMI lands in a tick. Our own PMI is sent at the very end of the tick,
+ * when the state is coherent; an unrelated NMI arriving in the middle of a
+ * tick while GLOBAL_STATUS bit 55 is still unacked could make tracebuf
+ * write the registers under the tick: that is counted in "nested" and
+ * "errors" and the tick stops generating at its next group, but bytes
+ * may be garbled. hrtimers are not NMI-safe: from NMI context the timer
+ * is started by an irq_work and cancelled lazily (the tick sees TraceEn=0
+ * and does not restart).
+ *
+ * debugfs (/sys/kernel/debug/tb_ptemu/):
+ *   rate           rw, KiB of packets per second per CPU (= rate_kb)
+ *   cpuN/stats     r, "key value" lines, counters read with READ_ONCE
+ *                  while the CPU may be updating them: each value is
+ *                  untorn, the set is not a consistent snapshot
+ *   cpuN/regs      r, the MSR file in hex
+ *   cpuN/steal     w, 1: another owner takes PT on that CPU (TraceEn=1,
+ *                  its own CTL and output on an emulator page), 0: it
+ *                  releases it (TraceEn=0, CTL=0)
+ *   cpuN/foreign   w, as steal but 1 fails with -EBUSY if TraceEn is set
+ */
+#include <linux/bitfield.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+#include <asm/apic.h>
+#include <asm/io.h>
+#include <asm/irq_vectors.h>
+#include <asm/msr.h>
+#include <asm/processor.h>
+
+#include "pt_hw.h"
+#include "ptemu_gen.h"
+
+/* ---- parameters ---- */
+
+static bool present = true;
+module_param(present, bool, 0444);
+MODULE_PARM_DESC(present, "Advertise Intel PT at all (CPUID.7.EBX[25])");
+static bool topa = true;
+module_param(topa, bool, 0444);
+MODULE_PARM_DESC(topa, "CPUID.14.0.ECX[0] topa_output");
+static bool topa_multi = true;
+module_param(topa_multi, bool, 0444);
+MODULE_PARM_DESC(topa_multi, "CPUID.14.0.ECX[1] topa_multiple_entries");
+static bool single_range = true;
+module_param(single_range, bool, 0444);
+MODULE_PARM_DESC(single_range, "CPUID.14.0.ECX[2] single_range_output");
+static bool cr3_filtering = true;
+module_param(cr3_filtering, bool, 0444);
+MODULE_PARM_DESC(cr3_filtering, "CPUID.14.0.EBX[0] cr3_filtering");
+static bool psb_cyc = true;
+module_param(psb_cyc, bool, 0444);
+MODULE_PARM_DESC(psb_cyc, "CPUID.14.0.EBX[1] psb_cyc (CYCEn, CycThresh, PSBFreq)");
+static bool ip_filtering = true;
+module_param(ip_filtering, bool, 0444);
+MODULE_PARM_DESC(ip_filtering, "CPUID.14.0.EBX[2] ip_filtering (else 0 ranges)");
+static bool mtc = true;
+module_param(mtc, bool, 0444);
+MODULE_PARM_DESC(mtc, "CPUID.14.0.EBX[3] mtc");
+static bool ptwrite = true;
+module_param(ptwrite, bool, 0444);
+MODULE_PARM_DESC(ptwrite, "CPUID.14.0.EBX[4] ptwrite");
+static bool power_events = true;
+module_param(power_events, bool, 0444);
+MODULE_PARM_DESC(power_events, "CPUID.14.0.EBX[5] power_event_trace");
+static bool tnt_disable;
+module_param(tnt_disable, bool, 0444);
+MODULE_PARM_DESC(tnt_disable, "CPUID.14.0.EBX[8] tnt_disable (DisTNT is not honoured)");
+static uint nr_ranges = 2;
+module_param(nr_ranges, uint, 0444);
+MODULE_PARM_DESC(nr_ranges, "CPUID.14.1.EAX[2:0] address ranges (0..4)");
+static uint mtc_periods = 0x249;
+module_param(mtc_periods, uint, 0444);
+MODULE_PARM_DESC(mtc_periods, "CPUID.14.1.EAX[31:16] MTCFreq bitmap");
+static uint cyc_thresholds = 0x3fff;
+module_param(cyc_thresholds, uint, 0444);
+MODULE_PARM_DESC(cyc_thresholds, "CPUID.14.1.EBX[15:0] CycThresh bitmap");
+static uint psb_periods = 0x3f;
+module_param(psb_periods, uint, 0444);
+MODULE_PARM_DESC(psb_periods, "CPUID.14.1.EBX[31:16] PSBFreq bitmap");
+static bool bdm106;
+module_param(bdm106, bool, 0444);
+MODULE_PARM_DESC(bdm106, "Erratum BDM106: TraceEn=1 with BranchEn=0 is a #GP");
+static uint period_us = 1000;
+module_param(period_us, uint, 0644);
+MODULE_PARM_DESC(period_us, "Tick period in microseconds (20..1000000)");
+static uint rate_kb = 64;
+module_param(rate_kb, uint, 0644);
+MODULE_PARM_DESC(rate_kb, "Packets generated per CPU while tracing, KiB per second");
+static uint ovf_every;
+module_param(ovf_every, uint, 0644);
+MODULE_PARM_DESC(ovf_every, "Every N-th tick loses its packets and emits OVF (0: never)");
+static bool pmi_lost;
+module_param(pmi_lost, bool, 0644);
+MODULE_PARM_DESC(pmi_lost, "Lose every ToPA PMI (no status bit, no NMI): tests the timer drain");
+
+/* ---- model ---- */
+
+#define PTEMU_MAX_END_HOPS	16	/* END links followed in a row */
+#define PTEMU_TABLE_ALIGN	4096	/* ToPA table base alignment */
+#define PTEMU_MAX_TICK_BYTES	(1024U * 1024)	/* bounds the IRQs-off time */
+#define PTEMU_MAX_PERIODS	2	/* overruns made up for by one tick */
+#define PTEMU_CPUID_HYPERVISOR	0x40000000U	/* first non-basic leaf */
+#define PTEMU_STATUS_RO		(TB_RTIT_STATUS_FILTEREN | \
+				 TB_RTIT_STATUS_CONTEXTEN | \
+				 TB_RTIT_STATUS_TRIGGEREN)
+#define PTEMU_STATUS_RW		(TB_RTIT_STATUS_BUFFOVF | \
+				 TB_RTIT_STATUS_ERROR | \
+				 TB_RTIT_STATUS_STOPPED | \
+				 TB_RTIT_STATUS_BYTECNT)
+#define PTEMU_HALTED		(TB_RTIT_STATUS_STOPPED | TB_RTIT_STATUS_ERROR)
+/* CTL bits every PT implementation has. */
+#define PTEMU_CTL_BASE		(TB_RTIT_CTL_TRACEEN | TB_RTIT_CTL_OS | \
+				 TB_RTIT_CTL_USR | TB_RTIT_CTL_TSCEN | \
+				 TB_RTIT_CTL_DISRETC | TB_RTIT_CTL_BRANCHEN)
+/* What the "other owner" of steal/foreign programs. */
+#define PTEMU_FOREIGN_CTL	(TB_RTIT_CTL_TRACEEN | TB_RTIT_CTL_OS | \
+				 TB_RTIT_CTL_USR | TB_RTIT_CTL_TSCEN | \
+				 TB_RTIT_CTL_BRANCHEN)
+
+struct ptemu_cpu {
+	/* The MSR file. OUTPUT_MASK_PTRS is kept with bits 6:0 set. */
+	u64 ctl, status, base, mask, cr3;
+	u64 addr[TB_PT_MAX_ADDR_RANGES][2];
+	u64 gstatus;			/* IA32_PERF_GLOBAL_STATUS */
+
+	/* The running program. */
+	struct hrtimer timer;
+	struct irq_work work;		/* from NMI: start timer, send PMI */
+	struct ptgen gen;
+	bool need_start;		/* ptgen_start not yet emitted */
+	bool pmi_pending;		/* an INT region filled: send a PMI */
+	bool early_fired;		/* single-entry: early PMI of this fill */
+	bool busy;			/* the tick is generating */
+	bool out_foreign;		/* output goes to the foreign buffer */
+	unsigned int epoch;		/* bumped on every TraceEn change */
+	u64 frac;			/* rate remainder, bytes * 1e6 */
+	u64 over;			/* bytes generated beyond the budget */
+	u8 buf[PTGEN_MAX_GROUP];	/* tick scratch */
+
+	/* The other owner (steal/foreign): under ptemu.lock, and the IPI. */
+	bool foreign;
+	struct page *fpages;		/* [0] ToPA table, [1] output */
+
+	/* Statistics: written on this CPU only, WRITE_ONCE/READ_ONCE. */
+	u64 ptw_seq;			/* next PTW sequence number */
+	u64 seed_ptw_seq, seed_tsc;	/* ptgen_init arguments, last enable */
+	u64 bytes_written, bytes_dropped, ptw_dropped, foreign_bytes;
+	u64 pmis, pmis_lost, ticks, enables, errors, gps, ovfs, nested;
+
+	unsigned int cpu;
+	struct dentry *dir;
+};
+
+static struct {
+	struct ptemu_cpu __percpu *pc;
+	struct dentry *dir;
+	struct mutex lock;		/* debugfs steal/foreign, fpages */
+	int hp_state;
+	unsigned int nr_ranges;
+	u64 ctl_valid;			/* CTL bits the capabilities allow */
+	u64 topa_rsvd;			/* reserved bits of a ToPA entry */
+	u32 cap0_ebx, cap0_ecx, cap1_eax, cap1_ebx;
+} ptemu;
+
+/* A counter written on its own CPU, read anywhere with READ_ONCE. */
+static inline void ptemu_add(u64 *c, u64 n)
+{
+	WRITE_ONCE(*c, *c + n);
+}
+
+static void ptemu_error(struct ptemu_cpu *pc)
+{
+	pc->status |= TB_RTIT_STATUS_ERROR;
+	ptemu_add(&pc->errors, 1);
+}
+
+static bool ptemu_ctx(const struct ptemu_cpu *pc)
+{
+	return pc->ctl & (TB_RTIT_CTL_OS | TB_RTIT_CTL_USR);
+}
+
+static bool ptemu_phys_ok(u64 phys, u64 size)
+{
+	return !((phys + size - 1) >> boot_cpu_data.x86_phys_bits) &&
+	       pfn_valid(PHYS_PFN(phys)) && pfn_valid(PHYS_PFN(phys + size - 1));
+}
+
+/* Parameters writable at runtime are read once, with READ_ONCE. */
+static ktime_t ptemu_period(void)
+{
+	return ns_to_ktime((u64)clamp(READ_ONCE(period_us), 20U, 1000000U) *
+			   NSEC_PER_USEC);
+}
+
+/* ---- ToPA output ---- */
+
+static u64 ptemu_region_size(u64 e)
+{
+	return 4096ULL << FIELD_GET(TB_TOPA_SIZE, e);
+}
+
+static unsigned int ptemu_topa_idx(const struct ptemu_cpu *pc)
+{
+	return FIELD_GET(TB_RTIT_MASK_TABLE_OFF, pc->mask);
+}
+
+static void ptemu_set_pos(struct ptemu_cpu *pc, u64 idx, u64 off)
+{
+	pc->mask = TB_RTIT_MASK_LOWBITS | idx << TB_RTIT_MASK_TABLE_OFF_SHIFT |
+		   off << TB_RTIT_MASK_OUTPUT_OFF_SHIFT;
+}
+
+/*
+ * The current region entry, following END links (which updates
+ * OUTPUT_BASE and MASK_PTRS, as the hardware does). Entries are read from
+ * memory every time: software may move the markers between ticks. false
+ * after an operational error (STATUS.Error set).
+ */
+static bool ptemu_topa_cur(struct ptemu_cpu *pc, u64 *entry)
+{
+	unsigned int hops, idx;
+	u64 *tbl, e, size;
+
+	for (hops = 0; hops <= PTEMU_MAX_END_HOPS; hops++) {
+		/* Tables: 4 KiB aligned, as long as it takes to reach END. */
+		idx = ptemu_topa_idx(pc);
+		if ((pc->base & (PTEMU_TABLE_ALIGN - 1)) ||
+		    !ptemu_phys_ok(pc->base + idx * sizeof(u64), sizeof(u64)))
+			break;
+		tbl = phys_to_virt(pc->base);
+		/*
+		 * Software may rewrite entries concurrently (from another CPU,
+		 * with no ordering, as with hardware): one untorn load each.
+		 */
+		e = READ_ONCE(tbl[idx]);
+		if (e & ptemu.topa_rsvd)
+			break;
+		if (e & TB_TOPA_END) {
+			if (!topa_multi && (e & TB_TOPA_BASE) != pc->base)
+				break;
+			pc->base = e & TB_TOPA_BASE;
+			ptemu_set_pos(pc, 0, 0);
+			continue;
+		}
+		/* Single-entry ToPA: [region, END->this table], nothing else. */
+		if (!topa_multi &&
+		    (idx || (READ_ONCE(tbl[1]) & (TB_TOPA_BASE | TB_TOPA_END)) !=
+			    (pc->base | TB_TOPA_END)))
+			break;
+		size = ptemu_region_size(e);
+		if ((e & TB_TOPA_BASE & (size - 1)) ||
+		    !ptemu_phys_ok(e & TB_TOPA_BASE, size) ||
+		    (pc->mask >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT) > size)
+			break;
+		*entry = e;
+		return true;
+	}
+	ptemu_error(pc);
+	return false;
+}
+
+/* Leave a filled region for the next entry. */
+static void ptemu_topa_next(struct ptemu_cpu *pc)
+{
+	u64 e;
+
+	ptemu_set_pos(pc, ptemu_topa_idx(pc) + 1, 0);
+	pc->early_fired = false;
+	ptemu_topa_cur(pc, &e);		/* follow END now; errors now */
+}
+
+static unsigned int ptemu_topa_out(struct ptemu_cpu *pc, const u8 *src,
+				   unsigned int len)
+{
+	unsigned int done = 0, n;
+	u64 e, size, off;
+
+	while (done < len && ptemu_topa_cur(pc, &e)) {
+		size = ptemu_region_size(e);
+		off = pc->mask >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT;
+		if (off == size) {
+			/* Software left us at the end of a full region. */
+			if (e & TB_TOPA_STOP) {
+				pc->status |= TB_RTIT_STATUS_STOPPED;
+				break;
+			}
+			ptemu_topa_next(pc);
+			continue;
+		}
+		n = min_t(u64, len - done, size - off);
+		memcpy((u8 *)phys_to_virt(e & TB_TOPA_BASE) + off, src + done, n);
+		done += n;
+		off += n;
+		ptemu_set_pos(pc, ptemu_topa_idx(pc), off);
+		if (!topa_multi && (e & TB_TOPA_INT) && !pc->early_fired &&
+		    off + TB_TOPA_PMI_MARGIN >= size) {
+			pc->early_fired = true;
+			pc->pmi_pending = true;
+		}
+		if (off < size)
+			continue;
+		if (topa_multi && (e & TB_TOPA_INT))
+			pc->pmi_pending = true;
+		if (e & TB_TOPA_STOP) {
+			/* MASK_PTRS stays at this entry, offset = its size. */
+			pc->status |= TB_RTIT_STATUS_STOPPED;
+			break;
+		}
+		ptemu_topa_next(pc);
+	}
+	return done;
+}
+
+/* ---- single-range output ---- */
+
+static u64 ptemu_single_size(const struct ptemu_cpu *pc)
+{
+	return (pc->mask & (TB_RTIT_MASK_TABLE_OFF | TB_RTIT_MASK_LOWBITS)) + 1;
+}
+
+static bool ptemu_single_ok(struct ptemu_cpu *pc)
+{
+	u64 size = ptemu_single_size(pc);
+
+	if (!is_power_of_2(size) || (pc->base & (size - 1)) ||
+	    (pc->mask >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT) >= size ||
+	    !ptemu_phys_ok(pc->base, size)) {
+		ptemu_error(pc);
+		return false;
+	}
+	return true;
+}
+
+/* Wraps freely: no PMI, no stop. */
+static unsigned int ptemu_single_out(struct ptemu_cpu *pc, const u8 *src,
+				     unsigned int len)
+{
+	u64 size = ptemu_single_size(pc), off;
+	unsigned int done = 0, n;
+
+	if (!ptemu_single_ok(pc))
+		return 0;
+	off = pc->mask >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT;
+	while (done < len) {
+		n = min_t(u64, len - done, size - off);
+		memcpy((u8 *)phys_to_virt(pc->base) + off, src + done, n);
+		done += n;
+		off = (off + n) & (size - 1);
+	}
+	pc->mask = (pc->mask & GENMASK_ULL(31, 0)) |
+		   off << TB_RTIT_MASK_OUTPUT_OFF_SHIFT;
+	return done;
+}
+
+/*
+ * Append one group of packets. nr_ptw PTWs end at offset ptw_end in it:
+ * they are lost if the output stops before that.
+ */
+static void ptemu_emit(struct ptemu_cpu *pc, const u8 *buf, unsigned int len,
+		       unsigned int nr_ptw, unsigned int ptw_end)
+{
+	unsigned int w = 0;
+
+	if (!(pc->status & PTEMU_HALTED))
+		w = pc->ctl & TB_RTIT_CTL_TOPA ? ptemu_topa_out(pc, buf, len) :
+						 ptemu_single_out(pc, buf, len);
+	ptemu_add(pc->out_foreign ? &pc->foreign_bytes : &pc->bytes_written, w);
+	if (w == len)
+		return;
+	ptemu_add(&pc->bytes_dropped, len - w);
+	if (nr_ptw && w < ptw_end)
+		ptemu_add(&pc->ptw_dropped, nr_ptw);
+}
+
+/* Program generated, but lost (OVF tick). */
+static void ptemu_drop(struct ptemu_cpu *pc, unsigned int len,
+		       unsigned int nr_ptw)
+{
+	ptemu_add(&pc->bytes_dropped, len);
+	ptemu_add(&pc->ptw_dropped, nr_ptw);
+}
+
+/* ---- PMI ---- */
+
+/*
+ * Hard IRQ context (tick, irq_work) or an accessor outside NMI, IRQs off,
+ * registers coherent. Bit 55 is set before the NMI is sent: the handler,
+ * on this CPU, reads it through ptemu_rdmsr (compiler barrier below; the
+ * APIC write is serializing for the CPU). While bit 55 is unacked no
+ * further NMI is sent: the pending one covers it.
+ */
+static void ptemu_raise_pmi(struct ptemu_cpu *pc)
+{
+	if (!pc->pmi_pending)
+		return;
+	pc->pmi_pending = false;
+	if (pc->gstatus & TB_GLOBAL_STATUS_TOPA_PMI)
+		return;
+	if (READ_ONCE(pmi_lost)) {
+		ptemu_add(&pc->pmis_lost, 1);
+		return;
+	}
+	pc->gstatus |= TB_GLOBAL_STATUS_TOPA_PMI;
+	ptemu_add(&pc->pmis, 1);
+	barrier();	/* pairs with the handler's rdmsr on this CPU */
+	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
+}
+
+/* ---- the program ---- */
+
+static void ptemu_timer_start(struct ptemu_cpu *pc)
+{
+	if (in_nmi())
+		irq_work_queue(&pc->work);	/* ptemu_work_fn starts it */
+	else
+		hrtimer_start(&pc->timer, ptemu_period(),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* Bytes to generate this tick: rate_kb KiB/s over the elapsed periods. */
+static u64 ptemu_budget(struct ptemu_cpu *pc, u64 periods)
+{
+	u64 units, budget;
+
+	units = (u64)READ_ONCE(rate_kb) * 1024 *
+		clamp(READ_ONCE(period_us), 20U, 1000000U) *
+		min_t(u64, periods, PTEMU_MAX_PERIODS) + pc->frac;
+	budget = div64_u64_rem(units, USEC_PER_SEC, &pc->frac);
+	if (budget > PTEMU_MAX_TICK_BYTES) {
+		budget = PTEMU_MAX_TICK_BYTES;
+		pc->frac = 0;
+	}
+	if (budget <= pc->over) {
+		pc->over -= budget;
+		return 0;
+	}
+	budget -= pc->over;
+	pc->over = 0;
+	return budget;
+}
+
+static void ptemu_generate(struct ptemu_cpu *pc, u64 budget)
+{
+	unsigned int epoch = pc->epoch, ovf_n = READ_ONCE(ovf_every);
+	bool ovf = ovf_n && !(pc->ticks % ovf_n);
+	struct ptgen *g = &pc->gen;
+	unsigned int n, nr;
+	u64 done = 0;
+
+	if (!budget)
+		return;
+	/*
+	 * busy: an accessor called from an NMI nested in here finds it set.
+	 * Compiler barriers only: both sides run on this CPU.
+	 */
+	pc->busy = true;
+	barrier();
+	if (!ptemu_ctx(pc)) {
+		/* ContextEn=0: no PacketEn, only timing (PSB+). */
+		g->tsc = max_t(u64, g->tsc + 1, rdtsc());
+		n = ptgen_psbplus(g, pc->buf, false);
+		pc->need_start = false;
+		ptemu_emit(pc, pc->buf, n, 0, 0);
+		goto out;
+	}
+	if (pc->need_start) {
+		pc->need_start = false;
+		n = ptgen_start(g, pc->buf);
+		ptemu_emit(pc, pc->buf, n, 0, 0);
+		done += n;
+	}
+	while (done < budget && pc->epoch == epoch) {
+		n = ptgen_step(g, pc->buf, &nr);
+		if (ovf)
+			ptemu_drop(pc, n, nr);
+		else
+			ptemu_emit(pc, pc->buf, n, nr, g->last_ptw_end);
+		WRITE_ONCE(pc->ptw_seq, g->ptw_seq);
+		done += n;
+	}
+	if (ovf && pc->epoch == epoch) {
+		n = ptgen_ovf(g, pc->buf);
+		ptemu_emit(pc, pc->buf, n, 0, 0);
+		ptemu_add(&pc->ovfs, 1);
+	}
+	if (done > budget)
+		pc->over = done - budget;
+out:
+	barrier();	/* as above: the NMI side is on this CPU */
+	pc->busy = false;
+}
+
+static enum hrtimer_restart ptemu_tick(struct hrtimer *t)
+{
+	struct ptemu_cpu *pc = container_of(t, struct ptemu_cpu, timer);
+	u64 periods;
+
+	if (!(pc->ctl & TB_RTIT_CTL_TRACEEN) ||
+	    WARN_ON_ONCE(pc->cpu != smp_processor_id()))
+		return HRTIMER_NORESTART;
+	periods = hrtimer_forward_now(t, ptemu_period());
+	ptemu_add(&pc->ticks, 1);
+	ptemu_generate(pc, ptemu_budget(pc, periods));
+	ptemu_raise_pmi(pc);
+	/*
+	 * The PMI handler, nested right here, may have cleared TraceEn:
+	 * pairs with WRITE_ONCE(pc->ctl) in __ptemu_wrmsr (same CPU).
+	 */
+	if (!(READ_ONCE(pc->ctl) & TB_RTIT_CTL_TRACEEN))
+		return HRTIMER_NORESTART;
+	return HRTIMER_RESTART;
+}
+
+/* Hard IRQ, after an accessor ran in NMI context on this CPU. */
+static void ptemu_work_fn(struct irq_work *w)
+{
+	struct ptemu_cpu *pc = container_of(w, struct ptemu_cpu, work);
+
+	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && !hrtimer_active(&pc->timer))
+		hrtimer_start(&pc->timer, ptemu_period(),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	ptemu_raise_pmi(pc);
+}
+
+/* TraceEn 0->1; ctl already holds the new value. */
+static void ptemu_enable(struct ptemu_cpu *pc)
+{
+	struct ptgen_cfg cfg = {
+		.branch = pc->ctl & TB_RTIT_CTL_BRANCHEN,
+		.tsc = pc->ctl & TB_RTIT_CTL_TSCEN,
+		.mtc = pc->ctl & TB_RTIT_CTL_MTCEN,
+		.mtc_freq = FIELD_GET(TB_RTIT_CTL_MTC_FREQ, pc->ctl),
+		.cyc = pc->ctl & TB_RTIT_CTL_CYCEN,
+		.cyc_thresh = FIELD_GET(TB_RTIT_CTL_CYC_THRESH, pc->ctl),
+		.psb_freq = FIELD_GET(TB_RTIT_CTL_PSB_FREQ, pc->ctl),
+		.ptw = pc->ctl & TB_RTIT_CTL_PTWEN,
+		.fup_on_ptw = pc->ctl & TB_RTIT_CTL_FUPONPTW,
+		.pwr_evt = pc->ctl & TB_RTIT_CTL_PWREVTEN,
+		.noretcomp = pc->ctl & TB_RTIT_CTL_DISRETC,
+		.user = pc->ctl & TB_RTIT_CTL_USR,
+		.os = pc->ctl & TB_RTIT_CTL_OS,
+	};
+	u64 e;
+
+	ptemu_add(&pc->enables, 1);
+	WRITE_ONCE(pc->seed_ptw_seq, pc->ptw_seq);
+	WRITE_ONCE(pc->seed_tsc, rdtsc());
+	ptgen_init(&pc->gen, &cfg, pc->seed_ptw_seq, pc->seed_tsc);
+	pc->need_start = true;
+	pc->frac = 0;
+	pc->over = 0;
+	pc->out_foreign = pc->foreign &&
+			  pc->base == page_to_phys(pc->fpages) +
+				      (single_range ? PAGE_SIZE : 0);
+	/* Operational errors of the output show up at once. */
+	if (!(pc->status & TB_RTIT_STATUS_ERROR)) {
+		if (pc->ctl & TB_RTIT_CTL_TOPA)
+			ptemu_topa_cur(pc, &e);
+		else
+			ptemu_single_ok(pc);
+	}
+	ptemu_timer_start(pc);
+}
+
+/* TraceEn 1->0: flush TIP.PGD; ctl already holds the new value. */
+static void ptemu_disable(struct ptemu_cpu *pc)
+{
+	u8 buf[PTGEN_MAX_GROUP];	/* not pc->buf: we may be nested in a tick */
+	unsigned int n;
+
+	if (!pc->need_start && ptemu_ctx(pc)) {
+		n = ptgen_stop(&pc->gen, buf);
+		ptemu_emit(pc, buf, n, 0, 0);
+	}
+	pc->need_start = false;
+	if (in_nmi()) {
+		/* The tick sees TraceEn=0 and does not restart. */
+		if (pc->pmi_pending)
+			irq_work_queue(&pc->work);
+		return;
+	}
+	/* IRQs are off on this CPU: the callback is not running. */
+	hrtimer_try_to_cancel(&pc->timer);
+	ptemu_raise_pmi(pc);
+}
+
+/* ---- MSR accessors ---- */
+
+static int ptemu_addr_idx(u32 msr)
+{
+	u32 i = msr - TB_MSR_RTIT_ADDR_A(0);
+
+	return i < 2 * ptemu.nr_ranges ? i : -1;
+}
+
+static int ptemu_ctl_check(const struct ptemu_cpu *pc, u64 val)
+{
+	unsigned int n;
+
+	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) &&
+	    ((pc->ctl ^ val) & ~TB_RTIT_CTL_TRACEEN))
+		return -EIO;
+	if (val & ~ptemu.ctl_valid)
+		return -EIO;
+	for (n = 0; n < ptemu.nr_ranges; n++)
+		if (((val >> TB_RTIT_CTL_ADDR_CFG_SHIFT(n)) & 0xf) >
+		    TB_RTIT_ADDR_CFG_STOP)
+			return -EIO;
+	if (mtc && !(mtc_periods & BIT(FIELD_GET(TB_RTIT_CTL_MTC_FREQ, val))))
+		return -EIO;
+	if (psb_cyc &&
+	    (!(cyc_thresholds & BIT(FIELD_GET(TB_RTIT_CTL_CYC_THRESH, val))) ||
+	     !(psb_periods & BIT(FIELD_GET(TB_RTIT_CTL_PSB_FREQ, val)))))
+		return -EIO;
+	if (val & TB_RTIT_CTL_TRACEEN) {
+		if (!(val & TB_RTIT_CTL_TOPA) && !single_range)
+			return -EIO;
+		if (bdm106 && !(val & TB_RTIT_CTL_BRANCHEN))
+			return -EIO;
+	}
+	return 0;
+}
+
+static bool ptemu_canonical(u64 va)
+{
+	unsigned int shift = 64 - boot_cpu_data.x86_virt_bits;
+
+	return (u64)((s64)(va << shift) >> shift) == va;
+}
+
+static bool ptemu_pt_msr(u32 msr)
+{
+	switch (msr) {
+	case TB_MSR_RTIT_OUTPUT_BASE:
+	case TB_MSR_RTIT_OUTPUT_MASK:
+	case TB_MSR_RTIT_CTL:
+	case TB_MSR_RTIT_STATUS:
+	case TB_MSR_RTIT_CR3_MATCH:
+		return true;
+	}
+	return msr >= TB_MSR_RTIT_ADDR_A(0) &&
+	       msr <= TB_MSR_RTIT_ADDR_B(TB_PT_MAX_ADDR_RANGES - 1);
+}
+
+static int __ptemu_rdmsr(struct ptemu_cpu *pc, u32 msr, u64 *val)
+{
+	int i;
+
+	if (ptemu_pt_msr(msr) && !present)
+		return -EIO;
+	switch (msr) {
+	case TB_MSR_PERF_GLOBAL_STATUS:
+		*val = pc->gstatus;
+		return 0;
+	case TB_MSR_PERF_GLOBAL_OVF_CTRL:
+		*val = 0;
+		return 0;
+	case TB_MSR_RTIT_CTL:
+		*val = pc->ctl;
+		return 0;
+	case TB_MSR_RTIT_STATUS:
+		*val = pc->status;
+		if ((pc->ctl & TB_RTIT_CTL_TRACEEN) &&
+		    !(pc->status & PTEMU_HALTED)) {
+			*val |= TB_RTIT_STATUS_TRIGGEREN;
+			if (ptemu_ctx(pc))
+				*val |= TB_RTIT_STATUS_CONTEXTEN |
+					TB_RTIT_STATUS_FILTEREN;
+		}
+		return 0;
+	case TB_MSR_RTIT_OUTPUT_BASE:
+	case TB_MSR_RTIT_OUTPUT_MASK:
+		if (!topa && !single_range)
+			return -EIO;
+		*val = msr == TB_MSR_RTIT_OUTPUT_BASE ? pc->base : pc->mask;
+		return 0;
+	case TB_MSR_RTIT_CR3_MATCH:
+		if (!cr3_filtering)
+			return -EIO;
+		*val = pc->cr3;
+		return 0;
+	}
+	i = ptemu_addr_idx(msr);
+	if (i < 0)
+		return -EIO;
+	*val = pc->addr[i / 2][i % 2];
+	return 0;
+}
+
+static int __ptemu_wrmsr(struct ptemu_cpu *pc, u32 msr, u64 val)
+{
+	bool on = pc->ctl & TB_RTIT_CTL_TRACEEN;
+	u64 old;
+	int i;
+
+	if (ptemu_pt_msr(msr) && !present)
+		return -EIO;
+	/* An NMI landed in a tick and now changes its registers. */
+	if (pc->busy && msr != TB_MSR_PERF_GLOBAL_OVF_CTRL) {
+		ptemu_add(&pc->nested, 1);
+		ptemu_add(&pc->errors, 1);
+	}
+	switch (msr) {
+	case TB_MSR_PERF_GLOBAL_OVF_CTRL:
+		pc->gstatus &= ~val;
+		return 0;
+	case TB_MSR_RTIT_CTL:
+		if (ptemu_ctl_check(pc, val))
+			return -EIO;
+		old = pc->ctl;
+		WRITE_ONCE(pc->ctl, val);	/* READ_ONCE: tick, stats */
+		if (!((old ^ val) & TB_RTIT_CTL_TRACEEN))
+			return 0;
+		/* Only TraceEn changed: OS/USR/ToPA are the same for both. */
+		pc->epoch++;
+		if (val & TB_RTIT_CTL_TRACEEN)
+			ptemu_enable(pc);
+		else
+			ptemu_disable(pc);
+		return 0;
+	case TB_MSR_RTIT_STATUS:
+		if (on || (val & ~(PTEMU_STATUS_RO | PTEMU_STATUS_RW)))
+			return -EIO;
+		pc->status = val & PTEMU_STATUS_RW;
+		return 0;
+	case TB_MSR_RTIT_OUTPUT_BASE:
+		if (on || (!topa && !single_range) ||
+		    (val & TB_RTIT_MASK_LOWBITS) ||
+		    (val >> boot_cpu_data.x86_phys_bits))
+			return -EIO;
+		if (val != pc->base)
+			pc->early_fired = false;
+		pc->base = val;
+		return 0;
+	case TB_MSR_RTIT_OUTPUT_MASK:
+		if (on || (!topa && !single_range))
+			return -EIO;
+		val |= TB_RTIT_MASK_LOWBITS;
+		if (val != pc->mask)
+			pc->early_fired = false;
+		pc->mask = val;
+		return 0;
+	case TB_MSR_RTIT_CR3_MATCH:
+		if (on || !cr3_filtering || (val & GENMASK_ULL(4, 0)))
+			return -EIO;
+		pc->cr3 = val;
+		return 0;
+	}
+	i = ptemu_addr_idx(msr);
+	if (i < 0 || on || !ptemu_canonical(val))
+		return -EIO;
+	pc->addr[i / 2][i % 2] = val;
+	return 0;
+}
+
+/*
+ * The accessors: on the CPU owning the registers, any context. IRQs off
+ * so that the tick cannot run in the middle of an update.
+ */
+static int ptemu_rdmsr(u32 msr, u64 *val)
+{
+	struct ptemu_cpu *pc;
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	pc = this_cpu_ptr(ptemu.pc);
+	ret = __ptemu_rdmsr(pc, msr, val);
+	if (ret) {
+		*val = 0;
+		ptemu_add(&pc->gps, 1);
+	}
+	local_irq_restore(flags);
+	return ret;
+}
+
+static int ptemu_wrmsr(u32 msr, u64 val)
+{
+	struct ptemu_cpu *pc;
+	unsigned long flags;
+	int ret;
+
+	local_irq_save(flags);
+	pc = this_cpu_ptr(ptemu.pc);
+	ret = __ptemu_wrmsr(pc, msr, val);
+	if (ret)
+		ptemu_add(&pc->gps, 1);
+	local_irq_restore(flags);
+	return ret;
+}
+
+static void ptemu_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
+{
+	u32 max = cpuid_eax(0);
+
+	memset(regs, 0, 4 * sizeof(u32));
+	if (leaf == TB_CPUID_LEAF_PT) {
+		if (!present)
+			return;
+		if (subleaf == 0) {
+			regs[0] = 1;
+			regs[1] = ptemu.cap0_ebx;
+			regs[2] = ptemu.cap0_ecx;
+		} else if (subleaf == 1) {
+			regs[0] = ptemu.cap1_eax;
+			regs[1] = ptemu.cap1_ebx;
+		}
+		return;
+	}
+	/* Basic leaves beyond the real maximum (we raise it to 0x14): zeros. */
+	if (leaf <= max || leaf >= PTEMU_CPUID_HYPERVISOR)
+		cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
+	if (leaf == 0 && present)
+		regs[0] = max_t(u32, regs[0], TB_CPUID_LEAF_PT);
+	if (leaf == TB_CPUID_LEAF_EXT_FEATURES && subleaf == 0) {
+		regs[1] &= ~TB_CPUID_7_EBX_INTEL_PT;
+		if (present)
+			regs[1] |= TB_CPUID_7_EBX_INTEL_PT;
+	}
+}
+
+static const struct tb_pt_hw ptemu_hw = {
+	.name	= "tb_ptemu",
+	.owner	= THIS_MODULE,
+	.rdmsr	= ptemu_rdmsr,
+	.wrmsr	= ptemu_wrmsr,
+	.cpuid	= ptemu_cpuid,
+};
+
+/* ---- another owner: steal / foreign ---- */
+
+struct ptemu_foreign_req {
+	struct ptemu_cpu *pc;
+	bool take, steal;
+	int ret;
+};
+
+/*
+ * On the target CPU, IRQs off (smp_call_function_single). The other owner
+ * goes through the same registers as tracebuf, so every #GP rule holds:
+ * clear TraceEn (flushing tracebuf's trace into tracebuf's output), point
+ * the output at our pages, then enable with its own CTL.
+ */
+static void ptemu_foreign_ipi(void *arg)
+{
+	struct ptemu_foreign_req *r = arg;
+	struct ptemu_cpu *pc = r->pc;
+	u64 table = page_to_phys(pc->fpages), out = table + PAGE_SIZE;
+	u64 *tbl = page_address(pc->fpages);
+	u64 ctl = PTEMU_FOREIGN_CTL;
+
+	if (!r->take) {
+		if (!pc->foreign)
+			return;
+		if (pc->ctl & TB_RTIT_CTL_TRACEEN)
+			r->ret = __ptemu_wrmsr(pc, TB_MSR_RTIT_CTL,
+					       pc->ctl & ~TB_RTIT_CTL_TRACEEN);
+		if (!r->ret)
+			r->ret = __ptemu_wrmsr(pc, TB_MSR_RTIT_CTL, 0);
+		pc->foreign = false;
+		pc->out_foreign = false;
+		return;
+	}
+	if (pc->foreign)
+		return;
+	if (pc->ctl & TB_RTIT_CTL_TRACEEN) {
+		if (!r->steal) {
+			r->ret = -EBUSY;
+			return;
+		}
+		r->ret = __ptemu_wrmsr(pc, TB_MSR_RTIT_CTL,
+				       pc->ctl & ~TB_RTIT_CTL_TRACEEN);
+		if (r->ret)
+			return;
+	}
+	pc->foreign = true;
+	if (single_range) {
+		r->ret = __ptemu_wrmsr(pc, TB_MSR_RTIT_OUTPUT_BASE, out) ?:
+			 __ptemu_wrmsr(pc, TB_MSR_RTIT_OUTPUT_MASK, PAGE_SIZE - 1);
+	} else {
+		/* [4 KiB region, END->table]: valid single- and multi-entry */
+		tbl[0] = out;
+		tbl[1] = table | TB_TOPA_END;
+		ctl |= TB_RTIT_CTL_TOPA;
+		r->ret = __ptemu_wrmsr(pc, TB_MSR_RTIT_OUTPUT_BASE, table) ?:
+			 __ptemu_wrmsr(pc, TB_MSR_RTIT_OUTPUT_MASK, 0);
+	}
+	if (!r->ret)
+		r->ret = __ptemu_wrmsr(pc, TB_MSR_RTIT_STATUS, 0) ?:
+			 __ptemu_wrmsr(pc, TB_MSR_RTIT_CTL, ctl);
+	if (r->ret)
+		pc->foreign = false;
+}
+
+static ssize_t ptemu_foreign_write(struct file *file, const char __user *ubuf,
+				   size_t len, bool steal)
+{
+	struct ptemu_foreign_req r = { .pc = file->private_data, .steal = steal };
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &v);
+	if (ret)
+		return ret;
+	if (v > 1)
+		return -EINVAL;
+	if (!topa && !single_range)
+		return -EOPNOTSUPP;
+	r.take = v;
+	mutex_lock(&ptemu.lock);
+	if (!r.pc->fpages) {
+		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+		if (!r.pc->fpages) {
+			mutex_unlock(&ptemu.lock);
+			return -ENOMEM;
+		}
+	}
+	cpus_read_lock();
+	if (cpu_online(r.pc->cpu))
+		ret = smp_call_function_single(r.pc->cpu, ptemu_foreign_ipi,
+					       &r, 1) ?: r.ret;
+	else
+		ret = -ENODEV;
+	cpus_read_unlock();
+	mutex_unlock(&ptemu.lock);
+	return ret ?: len;
+}
+
+static ssize_t ptemu_steal_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	return ptemu_foreign_write(file, ubuf, len, true);
+}
+
+static ssize_t ptemu_foreign_only_write(struct file *file,
+					const char __user *ubuf, size_t len,
+					loff_t *ppos)
+{
+	return ptemu_foreign_write(file, ubuf, len, false);
+}
+
+static const struct file_operations ptemu_steal_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_steal_write,
+	.llseek	= noop_llseek,
+};
+
+static const struct file_operations ptemu_foreign_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_foreign_only_write,
+	.llseek	= noop_llseek,
+};
+
+/* ---- statistics ---- */
+
+/* Values read while the CPU may update them: untorn, not a snapshot. */
+static int ptemu_stats_show(struct seq_file *m, void *v)
+{
+	struct ptemu_cpu *pc = m->private;
+	u64 ctl = READ_ONCE(pc->ctl), status = READ_ONCE(pc->status);
+
+	seq_printf(m, "ptw_seq %llu\n", READ_ONCE(pc->ptw_seq));
+	seq_printf(m, "bytes_written %llu\n", READ_ONCE(pc->bytes_written));
+	seq_printf(m, "bytes_dropped %llu\n", READ_ONCE(pc->bytes_dropped));
+	seq_printf(m, "ptw_dropped %llu\n", READ_ONCE(pc->ptw_dropped));
+	seq_printf(m, "pmis %llu\n", READ_ONCE(pc->pmis));
+	seq_printf(m, "pmis_lost %llu\n", READ_ONCE(pc->pmis_lost));
+	seq_printf(m, "ticks %llu\n", READ_ONCE(pc->ticks));
+	seq_printf(m, "enables %llu\n", READ_ONCE(pc->enables));
+	seq_printf(m, "errors %llu\n", READ_ONCE(pc->errors));
+	seq_printf(m, "stopped %d\n", !!(status & TB_RTIT_STATUS_STOPPED));
+	seq_printf(m, "traceen %d\n", !!(ctl & TB_RTIT_CTL_TRACEEN));
+	seq_printf(m, "error %d\n", !!(status & TB_RTIT_STATUS_ERROR));
+	seq_printf(m, "gps %llu\n", READ_ONCE(pc->gps));
+	seq_printf(m, "ovfs %llu\n", READ_ONCE(pc->ovfs));
+	seq_printf(m, "nested %llu\n", READ_ONCE(pc->nested));
+	seq_printf(m, "foreign %d\n", READ_ONCE(pc->foreign));
+	seq_printf(m, "foreign_bytes %llu\n", READ_ONCE(pc->foreign_bytes));
+	seq_printf(m, "seed_ptw_seq %llu\n", READ_ONCE(pc->seed_ptw_seq));
+	seq_printf(m, "seed_tsc %llu\n", READ_ONCE(pc->seed_tsc));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ptemu_stats);
+
+static int ptemu_regs_show(struct seq_file *m, void *v)
+{
+	struct ptemu_cpu *pc = m->private;
+	unsigned int i;
+
+	seq_printf(m, "ctl 0x%llx\n", READ_ONCE(pc->ctl));
+	seq_printf(m, "status 0x%llx\n", READ_ONCE(pc->status));
+	seq_printf(m, "output_base 0x%llx\n", READ_ONCE(pc->base));
+	seq_printf(m, "output_mask 0x%llx\n", READ_ONCE(pc->mask));
+	seq_printf(m, "cr3_match 0x%llx\n", READ_ONCE(pc->cr3));
+	for (i = 0; i < ptemu.nr_ranges; i++)
+		seq_printf(m, "addr%u 0x%llx 0x%llx\n", i,
+			   READ_ONCE(pc->addr[i][0]), READ_ONCE(pc->addr[i][1]));
+	seq_printf(m, "global_status 0x%llx\n", READ_ONCE(pc->gstatus));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ptemu_regs);
+
+/* ---- CPU hotplug, init, exit ---- */
+
+/*
+ * On the outgoing CPU, task context. Dynamic hotplug states are torn down
+ * in reverse order of registration, so this runs before tracebuf's own
+ * teardown, which then stops and flushes the trace through the accessors,
+ * as it would on silicon. The emulated unit just stops ticking here; its
+ * registers keep their values. The other owner (steal/foreign) lets go.
+ */
+static int ptemu_cpu_offline(unsigned int cpu)
+{
+	struct ptemu_cpu *pc = per_cpu_ptr(ptemu.pc, cpu);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && pc->foreign) {
+		pc->epoch++;
+		WRITE_ONCE(pc->ctl, pc->ctl & ~TB_RTIT_CTL_TRACEEN);
+		pc->need_start = false;
+	}
+	pc->foreign = false;
+	pc->out_foreign = false;
+	local_irq_restore(flags);
+	hrtimer_cancel(&pc->timer);
+	irq_work_sync(&pc->work);
+	return 0;
+}
+
+/* On the incoming CPU: a unit left enabled ticks again. */
+static int ptemu_cpu_online(unsigned int cpu)
+{
+	struct ptemu_cpu *pc = per_cpu_ptr(ptemu.pc, cpu);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && !hrtimer_active(&pc->timer))
+		ptemu_timer_start(pc);
+	local_irq_restore(flags);
+	return 0;
+}
+
+/* Module exit, on each online CPU: no flush, the program just ends. */
+static void ptemu_shutdown_ipi(void *arg)
+{
+	struct ptemu_cpu *pc = arg;
+
+	if (pc->ctl & TB_RTIT_CTL_TRACEEN) {
+		if (!pc->foreign)
+			ptemu_add(&pc->errors, 1);
+		pc->epoch++;
+		WRITE_ONCE(pc->ctl, pc->ctl & ~TB_RTIT_CTL_TRACEEN);
+		hrtimer_try_to_cancel(&pc->timer);
+	}
+	pc->foreign = false;
+}
+
+static void ptemu_caps_init(void)
+{
+	unsigned int n;
+
+	ptemu.nr_ranges = ip_filtering ? min_t(uint, nr_ranges,
+					       TB_PT_MAX_ADDR_RANGES) : 0;
+	mtc_periods &= 0xffff;
+	cyc_thresholds &= 0xffff;
+	psb_periods &= 0xffff;
+
+	ptemu.cap0_ebx = (cr3_filtering ? TB_PT_CAP_CR3_FILTERING : 0) |
+			 (psb_cyc ? TB_PT_CAP_PSB_CYC : 0) |
+			 (ip_filtering ? TB_PT_CAP_IP_FILTERING : 0) |
+			 (mtc ? TB_PT_CAP_MTC : 0) |
+			 (ptwrite ? TB_PT_CAP_PTWRITE : 0) |
+			 (power_events ? TB_PT_CAP_POWER_EVENT : 0) |
+			 (tnt_disable ? TB_PT_CAP_TNT_DISABLE : 0);
+	ptemu.cap0_ecx = (topa ? TB_PT_CAP_TOPA_OUTPUT : 0) |
+			 (topa && topa_multi ? TB_PT_CAP_TOPA_MULTI : 0) |
+			 (single_range ? TB_PT_CAP_SINGLE_RANGE : 0);
+	ptemu.cap1_eax = FIELD_PREP(TB_PT_CAP1_EAX_NR_RANGES, ptemu.nr_ranges) |
+			 (mtc ? FIELD_PREP(TB_PT_CAP1_EAX_MTC_PERIODS,
+					   mtc_periods) : 0);
+	ptemu.cap1_ebx = psb_cyc ?
+			 FIELD_PREP(TB_PT_CAP1_EBX_CYC_THRESHOLDS, cyc_thresholds) |
+			 FIELD_PREP(TB_PT_CAP1_EBX_PSB_PERIODS, psb_periods) : 0;
+
+	ptemu.ctl_valid = PTEMU_CTL_BASE;
+	if (psb_cyc)
+		ptemu.ctl_valid |= TB_RTIT_CTL_CYCEN | TB_RTIT_CTL_CYC_THRESH |
+				   TB_RTIT_CTL_PSB_FREQ;
+	if (mtc)
+		ptemu.ctl_valid |= TB_RTIT_CTL_MTCEN | TB_RTIT_CTL_MTC_FREQ;
+	if (ptwrite)
+		ptemu.ctl_valid |= TB_RTIT_CTL_PTWEN | TB_RTIT_CTL_FUPONPTW;
+	if (power_events)
+		ptemu.ctl_valid |= TB_RTIT_CTL_PWREVTEN;
+	if (cr3_filtering)
+		ptemu.ctl_valid |= TB_RTIT_CTL_CR3EN;
+	if (topa)
+		ptemu.ctl_valid |= TB_RTIT_CTL_TOPA;
+	if (tnt_disable)
+		ptemu.ctl_valid |= TB_RTIT_CTL_DISTNT;
+	for (n = 0; n < ptemu.nr_ranges; n++)
+		ptemu.ctl_valid |= TB_RTIT_CTL_ADDR_CFG(n);
+
+	ptemu.topa_rsvd = BIT_ULL(1) | BIT_ULL(3) | BIT_ULL(5) |
+			  GENMASK_ULL(11, 10) |
+			  GENMASK_ULL(63, boot_cpu_data.x86_phys_bits);
+}
+
+static void ptemu_debugfs_init(void)
+{
+	unsigned int cpu;
+	char name[16];
+
+	ptemu.dir = debugfs_create_dir("tb_ptemu", NULL);
+	debugfs_create_u32("rate", 0644, ptemu.dir, &rate_kb);
+	for_each_possible_cpu(cpu) {
+		struct ptemu_cpu *pc = per_cpu_ptr(ptemu.pc, cpu);
+
+		snprintf(name, sizeof(name), "cpu%u", cpu);
+		pc->dir = debugfs_create_dir(name, ptemu.dir);
+		debugfs_create_file("stats", 0444, pc->dir, pc, &ptemu_stats_fops);
+		debugfs_create_file("regs", 0444, pc->dir, pc, &ptemu_regs_fops);
+		debugfs_create_file("steal", 0200, pc->dir, pc, &ptemu_steal_fops);
+		debugfs_create_file("foreign", 0200, pc->dir, pc,
+				    &ptemu_foreign_fops);
+	}
+}
+
+static void ptemu_free(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ptemu_cpu *pc = per_cpu_ptr(ptemu.pc, cpu);
+
+		hrtimer_cancel(&pc->timer);
+		irq_work_sync(&pc->work);
+		if (pc->fpages)
+			__free_pages(pc->fpages, 1);
+	}
+	free_percpu(ptemu.pc);
+}
+
+static int __init ptemu_init(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	mutex_init(&ptemu.lock);
+	ptemu_caps_init();
+	ptemu.pc = alloc_percpu(struct ptemu_cpu);
+	if (!ptemu.pc)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct ptemu_cpu *pc = per_cpu_ptr(ptemu.pc, cpu);
+
+		pc->cpu = cpu;
+		pc->mask = TB_RTIT_MASK_LOWBITS;
+		hrtimer_init(&pc->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		pc->timer.function = ptemu_tick;
+		pc->work = IRQ_WORK_INIT_HARD(ptemu_work_fn);
+	}
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tb_ptemu:online",
+					ptemu_cpu_online, ptemu_cpu_offline);
+	if (ret < 0)
+		goto err_free;
+	ptemu.hp_state = ret;
+	ptemu_debugfs_init();
+	ret = tracebuf_pt_emulator_register(&ptemu_hw);
+	if (ret)
+		goto err_hp;
+	return 0;
+
+err_hp:
+	debugfs_remove_recursive(ptemu.dir);
+	cpuhp_remove_state_nocalls(ptemu.hp_state);
+err_free:
+	ptemu_free();
+	return ret;
+}
+
+static void __exit ptemu_exit(void)
+{
+	unsigned int cpu;
+
+	debugfs_remove_recursive(ptemu.dir);	/* no more steal/foreign */
+	tracebuf_pt_emulator_unregister(&ptemu_hw);
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		smp_call_function_single(cpu, ptemu_shutdown_ipi,
+					 per_cpu_ptr(ptemu.pc, cpu), 1);
+	cpus_read_unlock();
+	/* A CPU going down in between runs ptemu_cpu_offline. */
+	cpuhp_remove_state_nocalls(ptemu.hp_state);
+	ptemu_free();
+}
+
+module_init(ptemu_init);
+module_exit(ptemu_exit);
+MODULE_DESCRIPTION("tracebuf tests: Intel PT register-level emulator");
+MODULE_LICENSE("GPL");
