@@ -19,6 +19,8 @@
 
 struct tb_session;
 struct tb_aux;
+struct tb_cfg_key;
+struct tb_cfg_val;
 
 /* tb_backend.stop() flags */
 #define TB_STOP_PUBLISH		BIT(0)	/* publish what the hardware wrote */
@@ -47,6 +49,19 @@ struct tb_backend {
 	 * restart a ring that stopped full once there is room again.
 	 */
 	void (*drain)(struct tb_session *s, unsigned int cpu);
+
+	/*
+	 * Driver configuration (SET_DRV_CONFIG). cfg_keys fills keys[] for a
+	 * CPU (at most max; TB_CFG_F_UNSUPPORTED and ENUM bitmaps from its
+	 * capabilities) and returns how many. cfg_apply turns parsed values
+	 * into the backend's session configuration, cfg_size bytes at out,
+	 * which the core installs under s->trace_lock as s->bcfg; it may
+	 * resolve values in vals (cr3=current). Process context.
+	 */
+	int (*cfg_keys)(const struct tb_backend *b, unsigned int cpu,
+			struct tb_cfg_key *keys, unsigned int max);
+	int (*cfg_apply)(struct tb_session *s, struct tb_cfg_val *vals, void *out);
+	size_t cfg_size;
 
 	/* Filled by probe: */
 	u32 flags;			/* TRACEBUF_BACKEND_F_* */

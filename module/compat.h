@@ -45,4 +45,60 @@ static inline void tb_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flag
 }
 #endif
 
+/*
+ * System suspend hooks. struct syscore_ops lost its argument-less
+ * callbacks for register_syscore() (with a data pointer); Kbuild probes
+ * which one the headers have (TB_HAVE_SYSCORE_OPS).
+ */
+#include <linux/syscore_ops.h>
+
+struct tb_syscore {
+	int (*suspend)(void);
+	void (*resume)(void);
+#ifdef TB_HAVE_SYSCORE_OPS
+	struct syscore_ops ops;
+#else
+	struct syscore_ops ops;
+	struct syscore sc;
+#endif
+};
+
+#ifdef TB_HAVE_SYSCORE_OPS
+static inline void tb_register_syscore(struct tb_syscore *s)
+{
+	s->ops.suspend = s->suspend;
+	s->ops.resume = s->resume;
+	register_syscore_ops(&s->ops);
+}
+
+static inline void tb_unregister_syscore(struct tb_syscore *s)
+{
+	unregister_syscore_ops(&s->ops);
+}
+#else
+static inline int tb_syscore_suspend(void *data)
+{
+	return ((struct tb_syscore *)data)->suspend();
+}
+
+static inline void tb_syscore_resume(void *data)
+{
+	((struct tb_syscore *)data)->resume();
+}
+
+static inline void tb_register_syscore(struct tb_syscore *s)
+{
+	s->ops.suspend = tb_syscore_suspend;
+	s->ops.resume = tb_syscore_resume;
+	s->sc.ops = &s->ops;
+	s->sc.data = s;
+	register_syscore(&s->sc);
+}
+
+static inline void tb_unregister_syscore(struct tb_syscore *s)
+{
+	unregister_syscore(&s->sc);
+}
+#endif
+
 #endif /* _TRACEBUF_COMPAT_H */

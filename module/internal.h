@@ -81,7 +81,17 @@ struct tb_session {
 	cpumask_var_t tr_active;	/* CPUs where the backend is started */
 	int drain_cpu;			/* where drain_timer is pinned, or -1 */
 	struct hrtimer drain_timer;
-	void *bpriv;			/* the backend's per-session state */
+	/*
+	 * Driver configuration (config.c), set at SETUP and by
+	 * SET_DRV_CONFIG under lock. bcfg is the backend's form of it; the
+	 * backend reads it in start() under trace_lock, and the core swaps
+	 * it under trace_lock.
+	 */
+	struct tb_cfg_key *cfg_keys;
+	struct tb_cfg_val *cfg_vals;
+	unsigned int cfg_nkeys;
+	u64 cfg_gen;
+	void *bcfg;
 };
 
 /* main.c */
@@ -115,9 +125,18 @@ void tb_trace_disable(struct tb_session *s);
 void tb_trace_error(struct tb_session *s, unsigned int cpu);
 void tb_trace_cpu_offline(struct tb_session *s, unsigned int cpu);
 void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu);
+void tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
+			  void (*between)(struct tb_session *s, void *arg), void *arg);
 
 /* info.c */
 long tb_ioctl_get_caps(struct tb_session *s, void __user *arg);
+
+/* config.c */
+int tb_config_init(struct tb_session *s, unsigned int cpu);
+void tb_config_free(struct tb_session *s);
+long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg);
+long tb_ioctl_get_drv_config(struct tb_session *s, void __user *arg);
+long tb_ioctl_list_drv_config(struct tb_session *s, void __user *arg);
 int tb_sessions_init(void);
 void tb_sessions_exit(void);
 

@@ -102,6 +102,12 @@ static long tb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return tb_ioctl_snapshot(s);
 	case TRACEBUF_IOC_GET_CAPS:
 		return tb_ioctl_get_caps(s, uarg);
+	case TRACEBUF_IOC_SET_DRV_CONFIG:
+		return tb_ioctl_set_drv_config(s, uarg);
+	case TRACEBUF_IOC_GET_DRV_CONFIG:
+		return tb_ioctl_get_drv_config(s, uarg);
+	case TRACEBUF_IOC_LIST_DRV_CONFIG:
+		return tb_ioctl_list_drv_config(s, uarg);
 	default:
 		return -ENOTTY;
 	}

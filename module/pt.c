@@ -26,7 +26,7 @@
  * once aux_watermark bytes are free. Snapshot mode has no markers.
  *
  * Not handled (documented in the README): VMX (no intel_pt_handle_vmx
- * notification reaches a module) and system suspend.
+ * notification reaches a module).
  */
 #include <linux/bitfield.h>
 #include <linux/capability.h>
@@ -44,11 +44,14 @@
 #include <asm/msr.h>
 #include <asm/nmi.h>
 #include <asm/processor.h>
+#include <asm/processor-flags.h>
+#include <asm/special_insns.h>
 
 #include "internal.h"
 #include "aux.h"
 #include "backend.h"
 #include "pt_hw.h"
+#include "drvcfg.h"
 #include "topa.h"
 
 #define TB_MSR_PLATFORM_INFO	0xce
@@ -118,6 +121,7 @@ struct tb_pt_cpu {
 	bool stalled;			/* stopped on a full ring: waiting for room */
 	u64 last_off;			/* snapshot: AUX offset at the last sample */
 	u64 base, mask;			/* output position to program next */
+	struct tb_session *suspended;	/* stopped by system suspend */
 	/* Capabilities, read at probe on this CPU. */
 	struct tracebuf_pt_caps caps;
 	bool present;
@@ -128,8 +132,18 @@ static DEFINE_PER_CPU(struct tb_pt_cpu, tb_pt_cpus);
 /* Per AUX area: the ToPA tables. */
 struct tb_pt_buf {
 	struct tb_topa topa;
-	u64 ctl_cfg;			/* CTL bits besides TraceEn */
 	int node;
+};
+
+/*
+ * The session's configuration in register form (s->bcfg), from
+ * SET_DRV_CONFIG: read by start() under s->trace_lock.
+ */
+struct tb_pt_cfg {
+	u64 ctl;			/* CTL bits besides TraceEn */
+	u64 cr3;			/* CR3_MATCH, when CR3En */
+	u64 addr_a[TB_PT_MAX_ADDR_RANGES];
+	u64 addr_b[TB_PT_MAX_ADDR_RANGES];
 };
 
 static bool tb_pt_has(const struct tracebuf_pt_caps *c, u64 flag)
@@ -416,17 +430,6 @@ static int tb_pt_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	ret = tb_topa_build(&buf->topa, chunks, aux->nr_chunks, single, &a);
 	if (ret)
 		goto out;
-	/*
-	 * The configuration until SET_DRV_CONFIG exists: branches, user
-	 * space (and the kernel for CAP_PERFMON), TSC, and PTWRITE where the
-	 * CPU has it.
-	 */
-	buf->ctl_cfg = TB_RTIT_CTL_TOPA | TB_RTIT_CTL_BRANCHEN | TB_RTIT_CTL_USR |
-		       TB_RTIT_CTL_TSCEN;
-	if (perfmon_capable())
-		buf->ctl_cfg |= TB_RTIT_CTL_OS;
-	if (tb_pt_has(c, TRACEBUF_PT_CAP_PTWRITE))
-		buf->ctl_cfg |= TB_RTIT_CTL_PTWEN;
 	aux->priv = buf;
 	buf = NULL;
 out:
@@ -649,8 +652,10 @@ static void tb_pt_drain(struct tb_session *s, unsigned int cpu)
 static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
+	const struct tb_pt_cfg *cfg = s->bcfg;
 	struct tb_aux *aux = s->aux;
 	struct tb_pt_buf *buf = aux->priv;
+	unsigned int i;
 	u64 ctl;
 	int ret;
 
@@ -663,12 +668,19 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 		return -EIO;
 	if (ctl & TB_RTIT_CTL_TRACEEN)
 		return -EBUSY;
-	pc->ctl = buf->ctl_cfg | TB_RTIT_CTL_TRACEEN;
+	pc->ctl = cfg->ctl | TB_RTIT_CTL_TOPA | TB_RTIT_CTL_TRACEEN;
 	if (tb_pt_has(&pc->caps, TRACEBUF_PT_CAP_BRANCH_ALWAYS))
 		pc->ctl |= TB_RTIT_CTL_BRANCHEN;
 	pc->stalled = false;
-	/* CTL must not carry TraceEn while the output MSRs are written. */
-	if (tb_wrmsr(TB_MSR_RTIT_CTL, pc->ctl & ~TB_RTIT_CTL_TRACEEN))
+	/* CTL must not carry TraceEn while the other MSRs are written. */
+	if (tb_wrmsr(TB_MSR_RTIT_CTL, 0))
+		return -EIO;
+	for (i = 0; i < pc->caps.nr_addr_ranges && i < TB_PT_MAX_ADDR_RANGES; i++)
+		if (tb_wrmsr(TB_MSR_RTIT_ADDR_A(i), cfg->addr_a[i]) ||
+		    tb_wrmsr(TB_MSR_RTIT_ADDR_B(i), cfg->addr_b[i]))
+			return -EIO;
+	if (tb_pt_has(&pc->caps, TRACEBUF_PT_CAP_CR3_FILTERING) &&
+	    tb_wrmsr(TB_MSR_RTIT_CR3_MATCH, cfg->cr3))
 		return -EIO;
 	WRITE_ONCE(pc->s, s);	/* the NMI handler may drain from now on */
 	ret = tb_pt_run(pc, aux, buf);
@@ -740,6 +752,186 @@ static int tb_pt_nmi(unsigned int cmd, struct pt_regs *regs)
 	return NMI_HANDLED;
 }
 
+/* --- driver configuration ----------------------------------------------- */
+
+/* The keys, in this order: the CONFIG record's 'changed' bits follow it. */
+enum {
+	TB_PT_K_BRANCH, TB_PT_K_USER, TB_PT_K_KERNEL, TB_PT_K_TSC, TB_PT_K_MTC,
+	TB_PT_K_MTC_PERIOD, TB_PT_K_CYC, TB_PT_K_CYC_THRESH, TB_PT_K_PSB_PERIOD,
+	TB_PT_K_NORETCOMP, TB_PT_K_PTW, TB_PT_K_FUP_ON_PTW, TB_PT_K_PWR_EVT,
+	TB_PT_K_CR3, TB_PT_K_ADDR0, TB_PT_NR_KEYS = TB_PT_K_ADDR0 + TB_PT_MAX_ADDR_RANGES,
+};
+
+static const struct tb_cfg_key tb_pt_keys[TB_PT_NR_KEYS] = {
+	[TB_PT_K_BRANCH] = { "branch", TB_CFG_BOOL, 0, 0, 1, 0, 1,
+		"trace branches: TNT, TIP, FUP (BranchEn)" },
+	[TB_PT_K_USER] = { "user", TB_CFG_BOOL, 0, 0, 1, 0, 1,
+		"trace user mode, CPL > 0 (USR)" },
+	[TB_PT_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV, 0, 1, 0, 0,
+		"trace kernel mode, CPL 0 (OS); needs CAP_PERFMON" },
+	[TB_PT_K_TSC] = { "tsc", TB_CFG_BOOL, 0, 0, 1, 0, 1,
+		"TSC packets (TSCEn)" },
+	[TB_PT_K_MTC] = { "mtc", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"MTC timing packets (MTCEn)" },
+	[TB_PT_K_MTC_PERIOD] = { "mtc_period", TB_CFG_ENUM, 0, 0, 15, 0, 0,
+		"MTC every 2^n ART ticks (MTCFreq)" },
+	[TB_PT_K_CYC] = { "cyc", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"cycle-accurate CYC packets (CYCEn)" },
+	[TB_PT_K_CYC_THRESH] = { "cyc_thresh", TB_CFG_ENUM, 0, 0, 15, 0, 0,
+		"CYC at most every 2^(n-1) cycles (CycThresh)" },
+	[TB_PT_K_PSB_PERIOD] = { "psb_period", TB_CFG_ENUM, 0, 0, 15, 0, 0,
+		"PSB every 2K << n bytes of output (PSBFreq)" },
+	[TB_PT_K_NORETCOMP] = { "noretcomp", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"no return compression: a TIP per RET (DisRETC)" },
+	[TB_PT_K_PTW] = { "ptw", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"PTWRITE packets (PTWEn)" },
+	[TB_PT_K_FUP_ON_PTW] = { "fup_on_ptw", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"FUP with the address of each PTWRITE (FUPonPTW)" },
+	[TB_PT_K_PWR_EVT] = { "pwr_evt", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"power event packets (PwrEvtEn)" },
+	[TB_PT_K_CR3] = { "cr3", TB_CFG_U64, TB_CFG_F_CURRENT, 0, ~0ULL, 0, 0,
+		"trace only this CR3 (\"current\": the caller's), off: any" },
+	[TB_PT_K_ADDR0] = { "addr0", TB_CFG_RANGE, 0, 0, 0, 0, 0,
+		"START-END:filter (trace only inside) or :stop (TraceStop)" },
+	[TB_PT_K_ADDR0 + 1] = { "addr1", TB_CFG_RANGE, 0, 0, 0, 0, 0,
+		"START-END:filter (trace only inside) or :stop (TraceStop)" },
+	[TB_PT_K_ADDR0 + 2] = { "addr2", TB_CFG_RANGE, 0, 0, 0, 0, 0,
+		"START-END:filter (trace only inside) or :stop (TraceStop)" },
+	[TB_PT_K_ADDR0 + 3] = { "addr3", TB_CFG_RANGE, 0, 0, 0, 0, 0,
+		"START-END:filter (trace only inside) or :stop (TraceStop)" },
+};
+
+/* The lowest value allowed by an ENUM bitmap, preferring 'want'. */
+static u64 tb_pt_enum_def(u32 allowed, unsigned int want)
+{
+	if (allowed & BIT(want))
+		return want;
+	return allowed ? __ffs(allowed) : 0;
+}
+
+/* The keys as this CPU's CPUID leaf 0x14 allows them. */
+static int tb_pt_cfg_keys(const struct tb_backend *b, unsigned int cpu,
+			  struct tb_cfg_key *keys, unsigned int max)
+{
+	const struct tb_pt_cpu *pc = per_cpu_ptr(&tb_pt_cpus, cpu);
+	const struct tracebuf_pt_caps *c = &pc->caps;
+	unsigned int i;
+
+	if (!pc->present)
+		return -ENODEV;
+	if (max < TB_PT_NR_KEYS)
+		return -EINVAL;
+	memcpy(keys, tb_pt_keys, sizeof(tb_pt_keys));
+#define TB_UNSUP(k, cap) do { \
+		if (!tb_pt_has(c, cap)) \
+			keys[k].flags |= TB_CFG_F_UNSUPPORTED; \
+	} while (0)
+	TB_UNSUP(TB_PT_K_MTC, TRACEBUF_PT_CAP_MTC);
+	TB_UNSUP(TB_PT_K_MTC_PERIOD, TRACEBUF_PT_CAP_MTC);
+	TB_UNSUP(TB_PT_K_CYC, TRACEBUF_PT_CAP_PSB_CYC);
+	TB_UNSUP(TB_PT_K_CYC_THRESH, TRACEBUF_PT_CAP_PSB_CYC);
+	TB_UNSUP(TB_PT_K_PSB_PERIOD, TRACEBUF_PT_CAP_PSB_CYC);
+	TB_UNSUP(TB_PT_K_PTW, TRACEBUF_PT_CAP_PTWRITE);
+	TB_UNSUP(TB_PT_K_FUP_ON_PTW, TRACEBUF_PT_CAP_PTWRITE);
+	TB_UNSUP(TB_PT_K_PWR_EVT, TRACEBUF_PT_CAP_POWER_EVENT);
+	TB_UNSUP(TB_PT_K_CR3, TRACEBUF_PT_CAP_CR3_FILTERING);
+#undef TB_UNSUP
+	for (i = 0; i < TB_PT_MAX_ADDR_RANGES; i++)
+		if (i >= c->nr_addr_ranges)
+			keys[TB_PT_K_ADDR0 + i].flags |= TB_CFG_F_UNSUPPORTED;
+	keys[TB_PT_K_MTC_PERIOD].allowed = c->mtc_periods;
+	keys[TB_PT_K_MTC_PERIOD].def = tb_pt_enum_def(c->mtc_periods, 3);
+	keys[TB_PT_K_CYC_THRESH].allowed = c->cyc_thresholds | BIT(0);
+	keys[TB_PT_K_PSB_PERIOD].allowed = c->psb_periods | BIT(0);
+	/* PTWRITE on by default where it exists: it costs nothing unused. */
+	keys[TB_PT_K_PTW].def = tb_pt_has(c, TRACEBUF_PT_CAP_PTWRITE);
+	/* BDM106: clearing BranchEn raises #GP, so only branch=1 is allowed. */
+	if (tb_pt_has(c, TRACEBUF_PT_CAP_BRANCH_ALWAYS)) {
+		keys[TB_PT_K_BRANCH].type = TB_CFG_ENUM;
+		keys[TB_PT_K_BRANCH].allowed = BIT(1);
+	}
+	return TB_PT_NR_KEYS;
+}
+
+static int tb_pt_cfg_apply(struct tb_session *s, struct tb_cfg_val *v, void *out)
+{
+	struct tb_pt_cfg *cfg = out;
+	u64 ctl = 0;
+	unsigned int i;
+
+	if (v[TB_PT_K_BRANCH].v)
+		ctl |= TB_RTIT_CTL_BRANCHEN;
+	if (v[TB_PT_K_USER].v)
+		ctl |= TB_RTIT_CTL_USR;
+	if (v[TB_PT_K_KERNEL].v)
+		ctl |= TB_RTIT_CTL_OS;
+	if (v[TB_PT_K_TSC].v)
+		ctl |= TB_RTIT_CTL_TSCEN;
+	if (v[TB_PT_K_MTC].v)
+		ctl |= TB_RTIT_CTL_MTCEN |
+		       (v[TB_PT_K_MTC_PERIOD].v << TB_RTIT_CTL_MTC_FREQ_SHIFT);
+	if (v[TB_PT_K_CYC].v)
+		ctl |= TB_RTIT_CTL_CYCEN |
+		       (v[TB_PT_K_CYC_THRESH].v << TB_RTIT_CTL_CYC_THRESH_SHIFT);
+	ctl |= v[TB_PT_K_PSB_PERIOD].v << TB_RTIT_CTL_PSB_FREQ_SHIFT;
+	if (v[TB_PT_K_NORETCOMP].v)
+		ctl |= TB_RTIT_CTL_DISRETC;
+	if (v[TB_PT_K_PTW].v)
+		ctl |= TB_RTIT_CTL_PTWEN;
+	if (v[TB_PT_K_FUP_ON_PTW].v)
+		ctl |= TB_RTIT_CTL_FUPONPTW;
+	if (v[TB_PT_K_PWR_EVT].v)
+		ctl |= TB_RTIT_CTL_PWREVTEN;
+	/* "current": the calling process's page tables, resolved now. */
+	if (v[TB_PT_K_CR3].v == TB_CFG_CURRENT)
+		v[TB_PT_K_CR3].v = __read_cr3() & CR3_ADDR_MASK;
+	cfg->cr3 = v[TB_PT_K_CR3].v;
+	if (cfg->cr3)
+		ctl |= TB_RTIT_CTL_CR3EN;
+	for (i = 0; i < TB_PT_MAX_ADDR_RANGES; i++) {
+		const struct tb_cfg_val *a = &v[TB_PT_K_ADDR0 + i];
+		u64 mode = a->mode == TB_CFG_RANGE_FILTER ? TB_RTIT_ADDR_CFG_FILTER :
+			   a->mode == TB_CFG_RANGE_STOP ? TB_RTIT_ADDR_CFG_STOP : 0;
+
+		cfg->addr_a[i] = mode ? a->v : 0;
+		cfg->addr_b[i] = mode ? a->end : 0;
+		ctl |= mode << TB_RTIT_CTL_ADDR_CFG_SHIFT(i);
+	}
+	cfg->ctl = ctl;
+	return 0;
+}
+
+/*
+ * System suspend. Other CPUs are already offline (their hotplug teardown
+ * stopped and published them); this runs on the last CPU, interrupts off,
+ * tasks frozen so no session goes away: stop and publish here, resume on
+ * the way back. The register state is lost across S3 anyway.
+ */
+static int tb_pt_suspend(void)
+{
+	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
+	struct tb_session *s = READ_ONCE(pc->s);
+
+	pc->suspended = s;
+	if (s)
+		tb_trace_cpu_offline(s, smp_processor_id());
+	return 0;
+}
+
+static void tb_pt_resume(void)
+{
+	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
+
+	if (pc->suspended)
+		tb_trace_cpu_online(pc->suspended, smp_processor_id());
+	pc->suspended = NULL;
+}
+
+static struct tb_syscore tb_pt_syscore = {
+	.suspend	= tb_pt_suspend,
+	.resume		= tb_pt_resume,
+};
+
 struct tb_backend tb_pt_backend = {
 	.name		= "intel_pt",
 	.id		= TRACEBUF_BACKEND_INTEL_PT,
@@ -752,6 +944,9 @@ struct tb_backend tb_pt_backend = {
 	.start		= tb_pt_start,
 	.stop		= tb_pt_stop,
 	.drain		= tb_pt_drain,
+	.cfg_keys	= tb_pt_cfg_keys,
+	.cfg_apply	= tb_pt_cfg_apply,
+	.cfg_size	= sizeof(struct tb_pt_cfg),
 	.one_cpu	= true,
 };
 
@@ -797,12 +992,17 @@ EXPORT_SYMBOL_GPL(tracebuf_pt_emulator_unregister);
 int tb_pt_init(void)
 {
 	unsigned int cpu;
+	int ret;
 
 	/* Hard: the drain must run in hard irq context even on PREEMPT_RT. */
 	for_each_possible_cpu(cpu)
 		per_cpu(tb_pt_cpus, cpu).work = IRQ_WORK_INIT_HARD(tb_pt_work_fn);
+	tb_register_syscore(&tb_pt_syscore);
 	/* First, so the ToPA PMI is ours before perf's handler acks it. */
-	return register_nmi_handler(NMI_LOCAL, tb_pt_nmi, NMI_FLAG_FIRST, "tracebuf_pt");
+	ret = register_nmi_handler(NMI_LOCAL, tb_pt_nmi, NMI_FLAG_FIRST, "tracebuf_pt");
+	if (ret)
+		tb_unregister_syscore(&tb_pt_syscore);
+	return ret;
 }
 
 void tb_pt_exit(void)
@@ -810,6 +1010,7 @@ void tb_pt_exit(void)
 	unsigned int cpu;
 
 	unregister_nmi_handler(NMI_LOCAL, "tracebuf_pt");
+	tb_unregister_syscore(&tb_pt_syscore);
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu(tb_pt_cpus, cpu).work);
 }

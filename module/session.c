@@ -192,7 +192,9 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	backend = NULL;
 	s->node = cpu_to_node(cpu);
 	s->setup_done = true;
-	if (su.data_size)
+	/* The backend's keys for the (first) traced CPU, at their defaults. */
+	ret = tb_config_init(s, cpu);
+	if (!ret && su.data_size)
 		ret = tb_session_create_ring(s, su.data_size);
 	if (!ret) {
 		mutex_lock(&tb_sessions_lock);
@@ -222,6 +224,7 @@ void tb_session_release(struct tb_session *s)
 	list_del_init(&s->list);
 	mutex_unlock(&tb_sessions_lock);
 	WARN_ON(s->aux);
+	tb_config_free(s);
 	if (s->backend)
 		tb_backend_release(s->backend);	/* held since SETUP */
 }

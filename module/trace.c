@@ -284,6 +284,63 @@ void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu)
 	spin_unlock_irqrestore(&s->trace_lock, flags);
 }
 
+struct tb_reconf_call {
+	struct tb_session *s;
+	void (*between)(struct tb_session *s, void *arg);
+	void *arg;
+	bool done;			/* between() has run */
+};
+
+/* On a traced CPU: stop and publish, note the change, restart. */
+static void tb_trace_reconf_ipi(void *arg)
+{
+	struct tb_reconf_call *c = arg;
+	struct tb_session *s = c->s;
+	unsigned int cpu = smp_processor_id();
+
+	spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
+	if (cpumask_test_cpu(cpu, s->tr_active)) {
+		s->backend->stop(s, cpu, TB_STOP_PUBLISH);
+		cpumask_clear_cpu(cpu, s->tr_active);
+		if (!c->done) {
+			c->between(s, c->arg);
+			c->done = true;
+		}
+		/*
+		 * Same IPI, same lock: no other session can take this CPU's
+		 * hardware between the stop and the start.
+		 */
+		if (tb_trace_start_here(s, cpu)) {
+			s->tr_error = true;
+			tb_ring_kick(s->ring);
+		}
+	}
+	spin_unlock(&s->trace_lock);
+}
+
+/*
+ * Under s->lock. Install a new backend configuration and make it take
+ * effect: the AUX data written under the old one is published before
+ * between() (the CONFIG record) runs, and the new one starts after it.
+ */
+void tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
+			  void (*between)(struct tb_session *s, void *arg), void *arg)
+{
+	struct tb_reconf_call c = { .s = s, .between = between, .arg = arg };
+	unsigned long flags;
+	unsigned int cpu;
+
+	lockdep_assert_held(&s->lock);
+	/* start() reads s->bcfg under trace_lock: swap it under the same. */
+	spin_lock_irqsave(&s->trace_lock, flags);
+	memcpy(s->bcfg, bcfg, size);
+	spin_unlock_irqrestore(&s->trace_lock, flags);
+	for_each_cpu(cpu, s->cpus)
+		smp_call_function_single(cpu, tb_trace_reconf_ipi, &c, 1);
+	if (!c.done)
+		between(s, arg);
+}
+
 void tb_trace_init(struct tb_session *s)
 {
 	spin_lock_init(&s->trace_lock);

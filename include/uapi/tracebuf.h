@@ -363,6 +363,136 @@ struct tracebuf_caps_query {
 #define TRACEBUF_IOC_GET_CAPS \
 	_IOC(_IOC_READ | _IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x06, TRACEBUF_CAPS_QUERY_SIZE_VER0)
 
+/* ------------------------------------------------------------------------
+ * Driver configuration: "key=value,key,key=value" text, validated by the
+ * session's backend as a whole before anything changes.
+ */
+
+#define TRACEBUF_DRV_CONFIG_MAX	4096	/* bytes of text, NUL included */
+
+/* Why a configuration string was refused (tracebuf_drv_config.err_reason). */
+enum tracebuf_cfg_reason {
+	TRACEBUF_CFG_OK			= 0,
+	TRACEBUF_CFG_EMPTY		= 1,	/* -EINVAL: empty string or token */
+	TRACEBUF_CFG_SYNTAX		= 2,	/* -EINVAL: malformed token */
+	TRACEBUF_CFG_NON_ASCII		= 3,	/* -EINVAL */
+	TRACEBUF_CFG_UNKNOWN_KEY	= 4,	/* -EINVAL */
+	TRACEBUF_CFG_DUPLICATE		= 5,	/* -EINVAL: key given twice */
+	TRACEBUF_CFG_BAD_VALUE		= 6,	/* -EINVAL: not a value of its type */
+	TRACEBUF_CFG_OUT_OF_RANGE	= 7,	/* -ERANGE: outside min..max, overflow */
+	TRACEBUF_CFG_NOT_ALLOWED	= 8,	/* -ERANGE: not among allowed values */
+	TRACEBUF_CFG_UNSUPPORTED	= 9,	/* -EOPNOTSUPP: the CPU lacks it */
+	TRACEBUF_CFG_PERMISSION		= 10,	/* -EACCES: needs CAP_PERFMON */
+	TRACEBUF_CFG_TOO_LONG		= 11,	/* -EINVAL: over TRACEBUF_DRV_CONFIG_MAX */
+};
+
+/* tracebuf_drv_config.flags */
+#define TRACEBUF_DRV_CONFIG_F_RESET	(1U << 0)	/* SET: start from the defaults */
+
+/*
+ * TRACEBUF_IOC_SET_DRV_CONFIG - change the session's driver configuration.
+ *
+ * In: config_ptr points at config_len bytes holding a NUL-terminated string
+ * (config_len <= TRACEBUF_DRV_CONFIG_MAX); flags. The keys named are set;
+ * the others keep their current values (or their defaults with
+ * TRACEBUF_DRV_CONFIG_F_RESET). The whole string is checked before
+ * anything changes: on any error nothing changes, and err_offset,
+ * err_len and err_reason say which token was wrong and why.
+ *
+ * If the session is tracing, the backend stops the hardware on each traced
+ * CPU, publishes what it wrote, writes a CONFIG record (new generation and
+ * the canonical string) and restarts it, all on that CPU without letting
+ * another session in. Otherwise the configuration is used at the next
+ * ENABLE, and the CONFIG record is written now if the data ring exists.
+ * Out: generation (incremented by every successful SET).
+ *
+ * Errors: -EFAULT; -EINVAL (size < VER0, unknown flags, reserved not zero,
+ * config_len 0 or too large, no NUL within config_len, SETUP not done, or
+ * a malformed/unknown token: see err_reason); -ENODEV (the session has no
+ * backend); -ERANGE; -EOPNOTSUPP; -EACCES; -E2BIG.
+ *
+ * TRACEBUF_IOC_GET_DRV_CONFIG - the canonical form of the active
+ * configuration: every key of the backend, defaults included, in a stable
+ * order. In: config_ptr/config_len, a buffer. Out: config_len = bytes
+ * needed, NUL included; the string is written only if it fits (-ENOSPC
+ * otherwise, with config_len set); generation. Errors as above.
+ */
+struct tracebuf_drv_config {
+	__u32	size;
+	__u32	flags;			/* TRACEBUF_DRV_CONFIG_F_* */
+	__u64	config_ptr;
+	__u32	config_len;
+	__u32	err_offset;		/* out: byte offset of the offending token */
+	__u32	err_len;		/* out: its length */
+	__u32	err_reason;		/* out: enum tracebuf_cfg_reason */
+	__u64	generation;		/* out */
+	__u64	reserved[2];
+};
+
+#define TRACEBUF_DRV_CONFIG_SIZE_VER0	56
+
+#define TRACEBUF_IOC_SET_DRV_CONFIG \
+	_IOC(_IOC_READ | _IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x07, TRACEBUF_DRV_CONFIG_SIZE_VER0)
+#define TRACEBUF_IOC_GET_DRV_CONFIG \
+	_IOC(_IOC_READ | _IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x08, TRACEBUF_DRV_CONFIG_SIZE_VER0)
+
+/* Key types (tracebuf_cfg_key_desc.type) and what their values look like. */
+enum tracebuf_cfg_type {
+	TRACEBUF_CFG_BOOL	= 1,	/* 0 or 1; a bare key means 1 */
+	TRACEBUF_CFG_UINT	= 2,	/* decimal or 0x-hex, min..max */
+	TRACEBUF_CFG_ENUM	= 3,	/* decimal n with bit n set in 'allowed' */
+	TRACEBUF_CFG_U64	= 4,	/* decimal or 0x-hex; "off"; "current" if flagged */
+	TRACEBUF_CFG_RANGE	= 5,	/* "off" or START-END:filter|stop */
+};
+
+/* tracebuf_cfg_key_desc.flags */
+#define TRACEBUF_CFG_KEY_PRIV		(1U << 0)	/* non-zero needs CAP_PERFMON */
+#define TRACEBUF_CFG_KEY_CURRENT	(1U << 1)	/* U64 accepts "current" */
+#define TRACEBUF_CFG_KEY_UNSUPPORTED	(1U << 2)	/* this CPU lacks it */
+
+#define TRACEBUF_CFG_NAME_LEN	24
+#define TRACEBUF_CFG_DESC_LEN	80
+
+struct tracebuf_cfg_key_desc {
+	char	name[TRACEBUF_CFG_NAME_LEN];
+	__u32	type;			/* enum tracebuf_cfg_type */
+	__u32	flags;			/* TRACEBUF_CFG_KEY_* */
+	__u64	min;			/* UINT */
+	__u64	max;
+	__u64	def;			/* default (RANGE: 0, off) */
+	__u32	allowed;		/* ENUM: bit n = value n allowed */
+	__u32	reserved0;
+	char	desc[TRACEBUF_CFG_DESC_LEN];	/* one line */
+};
+
+#define TRACEBUF_CFG_KEY_DESC_SIZE_VER0	144
+
+/*
+ * TRACEBUF_IOC_LIST_DRV_CONFIG - the keys a backend understands on a CPU,
+ * with their types, ranges, allowed values, defaults and descriptions.
+ * Needs no SETUP. In: size, backend, cpu, keys_max, key_size (stride,
+ * >= TRACEBUF_CFG_KEY_DESC_SIZE_VER0), keys_ptr. Out: nr_keys (may exceed
+ * keys_max: then keys_max entries are written).
+ * Errors: -EFAULT; -EINVAL (size, reserved, stride, name not terminated,
+ * CPU not possible); -ENODEV (no such backend, or not on that CPU); -E2BIG.
+ */
+struct tracebuf_cfg_keys {
+	__u32	size;
+	__u32	cpu;
+	char	backend[TRACEBUF_NAME_LEN];
+	__u32	nr_keys;		/* out */
+	__u32	keys_max;
+	__u32	key_size;
+	__u32	reserved0;
+	__u64	keys_ptr;
+	__u64	reserved[2];
+};
+
+#define TRACEBUF_CFG_KEYS_SIZE_VER0	64
+
+#define TRACEBUF_IOC_LIST_DRV_CONFIG \
+	_IOC(_IOC_READ | _IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x09, TRACEBUF_CFG_KEYS_SIZE_VER0)
+
 /*
  * Records. Every record starts with this 24-byte prefix; its size is a
  * multiple of 8 and at most data_size. 'commit' is written last, with
@@ -437,11 +567,17 @@ struct tracebuf_rec_itrace_start {
 	__u32	tid;
 };
 
-/* A new driver configuration took effect here; text is NUL-terminated. */
+/*
+ * A new driver configuration took effect here: AUX spans before this
+ * record were traced with the previous one, spans after it with this one.
+ * The text that follows is the canonical configuration, NUL-terminated.
+ * changed: bit i set when the i-th key of LIST_DRV_CONFIG changed (keys
+ * past 31 are folded into bit 31).
+ */
 struct tracebuf_rec_config {
 	struct tracebuf_record r;
 	__u64	generation;
-	__u32	changed;		/* backend-defined mask of what changed */
+	__u32	changed;
 	__u32	len;			/* bytes of text that follow, NUL included */
 };
 

@@ -13,219 +13,7 @@
  *
  * On arm64 it checks that intel_pt is absent and refused cleanly.
  */
-#include <poll.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <time.h>
-
-#include <libtracebuf.h>
-#include "tbtest.h"
-
-#define PAGE		4096UL
-#define EMU		"/sys/kernel/debug/tb_ptemu"
-#define CPU		1
-
-struct sess {
-	struct tracebuf_session s;
-	unsigned char *aux;
-	uint64_t aux_size;
-	uint64_t aux_off;
-	uint64_t aux_tail;	/* bytes consumed */
-	int ro;
-	/* what the data ring told us */
-	uint64_t spans, published, truncated, overwrite, collision, lost;
-	uint64_t next;		/* expected aux_offset of the next span */
-	FILE *cap_aux, *cap_spans;
-};
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static unsigned long long emu_stat(int cpu, const char *key)
-{
-	char path[128], k[64];
-	unsigned long long v, r = ~0ULL;
-	FILE *f;
-
-	snprintf(path, sizeof(path), EMU "/cpu%d/stats", cpu);
-	f = fopen(path, "r");
-	if (!f)
-		return ~0ULL;
-	while (fscanf(f, "%63s %llu", k, &v) == 2)
-		if (!strcmp(k, key))
-			r = v;
-	fclose(f);
-	return r;
-}
-
-static int emu_knob(int cpu, const char *knob, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), EMU "/cpu%d/%s", cpu, knob);
-	return write_file(path, val);
-}
-
-static int set_online(int cpu, int on)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	return write_file(path, on ? "1" : "0");
-}
-
-static int setup(struct tracebuf_session *s, const char *backend, int cpu,
-		 uint64_t aux_wm)
-{
-	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU, .cpu = cpu,
-				     .aux_watermark = aux_wm };
-	int ret;
-
-	snprintf(su.backend, sizeof(su.backend), "%s", backend);
-	ret = tracebuf_open(s, 0);
-	return ret ? ret : tracebuf_setup(s, &su);
-}
-
-/* Returns 0 or -errno, like mmap's failure. */
-static int map_aux(struct sess *x, uint64_t size, int ro)
-{
-	void *p;
-
-	x->aux_off = PAGE + 2 * x->s.data_size;
-	x->s.ctl->aux_offset = x->aux_off;
-	x->s.ctl->aux_size = size;
-	p = mmap(NULL, size, PROT_READ | (ro ? 0 : PROT_WRITE), MAP_SHARED,
-		 x->s.fd, x->aux_off);
-	if (p == MAP_FAILED)
-		return -errno;
-	x->aux = p;
-	x->aux_size = size;
-	x->ro = ro;
-	x->aux_tail = x->s.ctl->aux_head;
-	x->next = x->aux_tail;
-	return 0;
-}
-
-static int sess_open(struct sess *x, int cpu, uint64_t data, uint64_t aux, int ro,
-		     uint64_t wm)
-{
-	memset(x, 0, sizeof(*x));
-	if (setup(&x->s, "intel_pt", cpu, wm) || tracebuf_map(&x->s, data, 0))
-		return -1;
-	return map_aux(x, aux, ro) ? -1 : 0;
-}
-
-static void sess_close(struct sess *x)
-{
-	if (x->aux)
-		munmap(x->aux, x->aux_size);
-	x->aux = NULL;
-	tracebuf_close(&x->s);
-	if (x->cap_aux)
-		fclose(x->cap_aux);
-	if (x->cap_spans)
-		fclose(x->cap_spans);
-	x->cap_aux = x->cap_spans = NULL;
-}
-
-static void cap_open(struct sess *x, const char *name)
-{
-	char path[128];
-
-	mkdir("/tmp/cap", 0755);
-	snprintf(path, sizeof(path), "/tmp/cap/%s", name);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "/tmp/cap/%s/aux.bin", name);
-	x->cap_aux = fopen(path, "w");
-	snprintf(path, sizeof(path), "/tmp/cap/%s/spans.txt", name);
-	x->cap_spans = fopen(path, "w");
-	TBT_CHECK(x->cap_aux && x->cap_spans, "capture files for %s", name);
-}
-
-static void cap_emu(const char *name, unsigned long long start,
-		    unsigned long long end, unsigned long long dropped, int snapshot)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/tmp/cap/%s/emu.txt", name);
-	f = fopen(path, "w");
-	if (!f)
-		return;
-	fprintf(f, "ptw_start %llu\nptw_end %llu\nptw_dropped %llu\n", start, end, dropped);
-	fclose(f);
-	if (snapshot) {
-		snprintf(path, sizeof(path), "/tmp/cap/%s/snapshot", name);
-		f = fopen(path, "w");
-		if (f)
-			fclose(f);
-	}
-}
-
-/* Drain the data ring; copy and release every AUX span it describes. */
-static void consume(struct sess *x)
-{
-	const struct tracebuf_record *r;
-
-	while ((r = tracebuf_peek(&x->s)) != NULL) {
-		if (r->hdr.type == TRACEBUF_REC_AUX) {
-			const struct tracebuf_rec_aux *a = (const void *)r;
-			uint64_t i;
-
-			x->spans++;
-			x->published += a->aux_size;
-			if (a->flags & TRACEBUF_AUX_F_TRUNCATED)
-				x->truncated++;
-			if (a->flags & TRACEBUF_AUX_F_OVERWRITE)
-				x->overwrite++;
-			if (a->flags & TRACEBUF_AUX_F_COLLISION)
-				x->collision++;
-			if (!x->ro) {
-				TBT_CHECK(a->aux_offset == x->next,
-					  "span at %llu, expected %llu",
-					  (unsigned long long)a->aux_offset,
-					  (unsigned long long)x->next);
-				TBT_CHECK(a->aux_offset + a->aux_size <=
-					  x->aux_tail + x->aux_size,
-					  "span beyond the consumer's tail");
-			}
-			x->next = a->aux_offset + a->aux_size;
-			if (x->cap_aux && a->aux_size) {
-				for (i = 0; i < a->aux_size; i++)
-					fputc(x->aux[(a->aux_offset + i) & (x->aux_size - 1)],
-					      x->cap_aux);
-				fprintf(x->cap_spans, "span %llu %llu %llu\n",
-					(unsigned long long)a->aux_offset,
-					(unsigned long long)a->aux_size,
-					(unsigned long long)a->flags);
-			}
-			if (!x->ro) {
-				x->aux_tail = a->aux_offset + a->aux_size;
-				tracebuf_smp_store_release(&x->s.ctl->aux_tail, x->aux_tail);
-			}
-		} else if (r->hdr.type == TRACEBUF_REC_LOST) {
-			x->lost += ((const struct tracebuf_rec_lost *)(const void *)r)->count;
-		}
-		tracebuf_advance(&x->s, r);
-	}
-}
+#include "ptcap.h"
 
 /*
  * One capture: enable, consume every period_ms (0: never until the end)
@@ -537,6 +325,68 @@ static void hotplug(void)
 	sess_close(&x);
 }
 
+/*
+ * System suspend with pm_test=core: the kernel goes through every suspend
+ * step up to syscore_suspend() on CPU 0 (CPU 1 goes offline first), then
+ * resumes. Sessions on both CPUs must stop, publish and resume.
+ */
+static void suspend(void)
+{
+	unsigned long long w0[2], w1[2], p0, d0;
+	struct sess x[2];
+	char st[128] = "";
+	FILE *f;
+	int c, i;
+
+	f = fopen("/sys/power/state", "r");
+	if (f) {
+		if (!fgets(st, sizeof(st), f))
+			st[0] = 0;
+		fclose(f);
+	}
+	if (!strstr(st, "mem") || access("/sys/power/pm_test", W_OK)) {
+		printf("suspend: no suspend-to-RAM test support here ('%s'): skipped\n", st);
+		return;
+	}
+	write_file("/sys/module/suspend/parameters/pm_test_delay", "0");
+	p0 = emu_stat(0, "ptw_seq");
+	d0 = emu_stat(0, "ptw_dropped");
+	for (c = 0; c < 2; c++) {
+		if (sess_open(&x[c], c, 65536, 64 * PAGE, 0, 0)) {
+			TBT_CHECK(0, "suspend session cpu%d", c);
+			return;
+		}
+		w0[c] = emu_stat(c, "bytes_written");
+		TBT_CHECK(ioctl(x[c].s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable cpu%d", c);
+	}
+	cap_open(&x[0], "suspend");
+	msleep(20);
+	TBT_CHECK(write_file("/sys/power/pm_test", "core") == 0, "pm_test");
+	TBT_CHECK(write_file("/sys/power/state", "mem") == 0, "suspend: %s", strerror(errno));
+	write_file("/sys/power/pm_test", "none");
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < 200 && emu_stat(c, "traceen") != 1; i++) {
+			consume(&x[c]);
+			msleep(5);
+		}
+		TBT_CHECK(emu_stat(c, "traceen") == 1, "cpu%d did not resume after suspend", c);
+	}
+	msleep(20);
+	for (c = 0; c < 2; c++) {
+		TBT_CHECK(ioctl(x[c].s.fd, TRACEBUF_IOC_DISABLE) == 0, "disable");
+		consume(&x[c]);
+		w1[c] = emu_stat(c, "bytes_written");
+		TBT_CHECK(x[c].published == w1[c] - w0[c], "suspend cpu%d: published %llu, written %llu",
+			  c, (unsigned long long)x[c].published, w1[c] - w0[c]);
+		TBT_CHECK(x[c].collision == 0, "suspend cpu%d: collision", c);
+	}
+	printf("suspend: cpu0 %llu bytes, cpu1 %llu bytes across suspend/resume\n",
+	       (unsigned long long)x[0].published, (unsigned long long)x[1].published);
+	cap_emu("suspend", p0, emu_stat(0, "ptw_seq"), emu_stat(0, "ptw_dropped") - d0, 0);
+	sess_close(&x[0]);
+	sess_close(&x[1]);
+}
+
 static int absent(const char *why)
 {
 	struct tracebuf_session s;
@@ -600,9 +450,8 @@ int main(void)
 	if (tbt_modprobe("tracebuf"))
 		return 1;
 	absent("no emulator");
-#if !defined(__x86_64__)
-	return tbt_done();
-#else
+	if (!HAVE_PT)
+		return tbt_done();
 	if (tbt_modprobe("tb_ptemu")) {
 		printf("cannot load tb_ptemu\n");
 		return 1;
@@ -628,6 +477,7 @@ int main(void)
 	collision();
 	lifetime();
 	hotplug();
+	suspend();
 	/* Single-entry ToPA: every region INT|STOP, the 512-byte early PMI. */
 	TBT_CHECK(tbt_rmmod("tb_ptemu") == 0, "rmmod tb_ptemu");
 	{
@@ -645,5 +495,4 @@ int main(void)
 	absent("emulator unloaded");
 	TBT_CHECK(access("/sys/class/misc/tracebuf/intel_pt", F_OK) != 0, "sysfs caps left behind");
 	return tbt_done();
-#endif
 }

@@ -2,6 +2,8 @@
 #ifndef TB_UNIT_FAKE_IOCTL_H
 #define TB_UNIT_FAKE_IOCTL_H
 
+#include <stdint.h>
+
 #include <tracebuf.h>
 
 /* State of the fake ioctls (fake_ioctl.c); tests set and inspect it. */
@@ -17,8 +19,36 @@ struct fake_tb {
 	unsigned int marker_calls;	/* USER_MARKER calls seen */
 	struct tracebuf_user_marker last_marker; /* as the last one got it */
 	unsigned char marker_data[TRACEBUF_USER_MARKER_MAX]; /* its data_ptr bytes */
+
+	/* ENABLE, DISABLE, SNAPSHOT: calls seen, and their errno (0: succeed). */
+	unsigned int enable_calls, disable_calls, snapshot_calls;
+	int trace_err;
+
+	unsigned int caps_calls;		/* GET_CAPS */
+	struct tracebuf_caps_query last_caps;
+	unsigned int list_calls;		/* LIST_DRV_CONFIG */
+	struct tracebuf_cfg_keys last_list;
+
+	/*
+	 * SET/GET_DRV_CONFIG. The fake keeps one configuration for every
+	 * session, checks strings against its intel_pt-like key table (see
+	 * fake_ioctl.c) and refuses non-zero privileged keys when
+	 * unprivileged is set (FAKE_TB_UNPRIV).
+	 */
+	unsigned int set_calls, get_calls;
+	struct tracebuf_drv_config last_set, last_get;
+	char last_set_text[TRACEBUF_DRV_CONFIG_MAX];
+	int unprivileged;
+	uint64_t generation;
 };
 
 extern struct fake_tb fake_tb;
+
+/* The fake intel_pt key table, as LIST_DRV_CONFIG reports it. */
+#define FAKE_TB_NR_KEYS	14
+extern const struct tracebuf_cfg_key_desc fake_tb_keys[FAKE_TB_NR_KEYS];
+
+/* Reset the fake configuration to the defaults, generation 0. */
+void fake_tb_cfg_reset(void);
 
 #endif /* TB_UNIT_FAKE_IOCTL_H */

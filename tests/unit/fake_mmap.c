@@ -5,7 +5,8 @@
  * not go through these symbols). They count and record every call and
  * either pass it to the kernel, or, with fake_mmap.emulate, answer as the
  * module would: an anonymous mapping of the length asked for, with the
- * control page fake_mmap.ctl at its start.
+ * control page fake_mmap.ctl at its start (offset 0), or zeroed (the AUX
+ * area, at any other offset).
  */
 #include <errno.h>
 #include <string.h>
@@ -46,7 +47,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	} else {
 		p = sys_mmap(NULL, len, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p != MAP_FAILED)
+		if (p != MAP_FAILED && !off)
 			memcpy(p, &fake_mmap.ctl, sizeof(fake_mmap.ctl));
 	}
 	fake_mmap.last_ret = p;

@@ -162,6 +162,57 @@ static void check_map_args(void)
 	CHECK_EQ(tracebuf_map(&s, page, 0), -EBADF);
 }
 
+/* The AUX, tracing and configuration calls on /dev/null and closed sessions. */
+static void check_aux_config_args(void)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct tracebuf_cfg_key_desc keys[2];
+	struct tracebuf_cfg_error err;
+	struct tracebuf_session s;
+	unsigned char caps[16];
+	char buf[64];
+
+	setenv("TRACEBUF_DEVICE", "/dev/null", 1);
+	CHECK_EQ(tracebuf_open(&s, 0), 0);
+	CHECK(s.aux == NULL);
+	CHECK_EQ(s.setup_backend, 0);
+	CHECK_EQ(tracebuf_map_aux(&s, page, 0), -ENXIO);
+	CHECK_EQ(tracebuf_aux_head(&s), 0);
+	CHECK(tracebuf_aux_ptr(&s, 0) == NULL);
+	CHECK_EQ(tracebuf_aux_copy(&s, 0, 1, buf), 0);
+	/* /dev/null takes no ioctls. */
+	CHECK_EQ(tracebuf_enable(&s), -ENOTTY);
+	CHECK_EQ(tracebuf_disable(&s), -ENOTTY);
+	CHECK_EQ(tracebuf_snapshot(&s), -ENOTTY);
+	CHECK_EQ(tracebuf_get_caps(&s, "intel_pt", 0, caps, sizeof(caps)), -ENOTTY);
+	CHECK_EQ(tracebuf_get_caps(&s, "intel_pt", 0, NULL, 1), -EINVAL);
+	CHECK_EQ(tracebuf_list_drv_config(&s, NULL, 0, keys, 2), -ENOTTY);
+	CHECK_EQ(tracebuf_list_drv_config(&s, NULL, 0, NULL, 2), -EINVAL);
+	CHECK_EQ(tracebuf_get_drv_config(&s, buf, sizeof(buf), NULL), -ENOTTY);
+	CHECK_EQ(tracebuf_get_drv_config(&s, NULL, 0, NULL), -ENOTTY);
+	CHECK_EQ(tracebuf_set_drv_config(&s, "branch", 0, &err), -ENOTTY);
+	CHECK_EQ(err.reason, TRACEBUF_CFG_OK);
+	CHECK(strcmp(err.message, tracebuf_strerror(-ENOTTY)) == 0);
+	CHECK_EQ(tracebuf_set_drv_config(&s, "branch", 0, NULL), -ENOTTY);
+	tracebuf_close(&s);
+
+	CHECK_EQ(tracebuf_map_aux(&s, page, 0), -EBADF);
+	CHECK_EQ(tracebuf_enable(&s), -EBADF);
+	CHECK_EQ(tracebuf_disable(&s), -EBADF);
+	CHECK_EQ(tracebuf_snapshot(&s), -EBADF);
+	CHECK_EQ(tracebuf_get_caps(&s, NULL, 0, NULL, 0), -EBADF);
+	CHECK_EQ(tracebuf_list_drv_config(&s, NULL, 0, NULL, 0), -EBADF);
+	CHECK_EQ(tracebuf_get_drv_config(&s, NULL, 0, NULL), -EBADF);
+	CHECK_EQ(tracebuf_set_drv_config(&s, "branch", 0, NULL), -EBADF);
+	tracebuf_unmap_aux(&s);
+	CHECK_EQ(tracebuf_enable(NULL), -EINVAL);
+	CHECK_EQ(tracebuf_get_caps(NULL, NULL, 0, NULL, 0), -EINVAL);
+	CHECK_EQ(tracebuf_list_drv_config(NULL, NULL, 0, NULL, 0), -EINVAL);
+	CHECK_EQ(tracebuf_get_drv_config(NULL, NULL, 0, NULL), -EINVAL);
+	CHECK_EQ(tracebuf_set_drv_config(NULL, "x", 0, NULL), -EINVAL);
+	CHECK_EQ(tracebuf_aux_copy(NULL, 0, 1, buf), 0);
+}
+
 static void check_setup_marker_read_args(void)
 {
 	struct tracebuf_setup setup;
@@ -295,6 +346,16 @@ static void check_strerror(void)
 	CHECK(strstr(tracebuf_strerror(-EPROTO), "control page") != NULL);
 	CHECK(strstr(tracebuf_strerror(-EBADMSG), "corrupt record") != NULL);
 	CHECK(strstr(tracebuf_strerror(-EPIPE), "nothing more") != NULL);
+	/* The AUX ring, tracing and the driver configuration. */
+	CHECK(strstr(tracebuf_strerror(-EACCES), "CAP_PERFMON") != NULL);
+	CHECK(strstr(tracebuf_strerror(-ENODEV), "offline") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EBUSY), "intel_pt") != NULL);
+	CHECK(strstr(tracebuf_strerror(-ENXIO), "AUX") != NULL);
+	CHECK(strstr(tracebuf_strerror(-ENXIO), "SNAPSHOT") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EALREADY), "already tracing") != NULL);
+	CHECK(strstr(tracebuf_strerror(-ERANGE), "tracebuf config --list") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EOPNOTSUPP), "CPU") != NULL);
+	CHECK(strcmp(tracebuf_strerror(ENOTSUP), tracebuf_strerror(EOPNOTSUPP)) == 0);
 	/* Others: the C library's text, the same for either sign. */
 	CHECK(strcmp(tracebuf_strerror(-EINVAL), strerror(EINVAL)) == 0);
 	CHECK(strcmp(tracebuf_strerror(EINVAL), strerror(EINVAL)) == 0);
@@ -338,6 +399,7 @@ int main(void)
 	check_close_idempotent();
 	check_map_args();
 	check_setup_marker_read_args();
+	check_aux_config_args();
 	check_wait();
 	check_sigio();
 	check_strerror();

@@ -43,6 +43,50 @@ expect accept snapshot --snapshot --steps 5000
 expect accept snapshot-small-ring --snapshot --ring 5000 --snapshots 5 --seed 2
 expect accept snapshot-no-wrap --snapshot --ring 10000000
 
+# Config changes: "config" lines in spans.txt, regions with their own
+# settings, checked against the trace when they hold >= 8 KiB.
+R=(--region branch,tsc,mtc,cyc,ptw,fupptw,user --region tsc,ptw,user,psb2
+   --region branch,os,psb1 --region branch,mtc,ptw,cyc,user:20 --span 3000)
+expect accept config-regions "${R[@]}"
+grep -q ', 3 config regions checked, 1 skipped ' "$t/config-regions.out" ||
+	no "config-regions: summary lacks '3 config regions checked, 1 skipped'"
+expect accept config-trunc "${R[@]}" --trunc-region 1 --ptw-jump 2
+expect accept config-unknown-first "${R[@]}" --unknown-first --seed 4
+expect accept config-small-spans "${R[@]}" --span 97 --seed 2
+expect accept config-psb3 --region branch,tsc,ptw,user,psb3:3000 --region branch,ptw,user,mtc,mtcf5
+for s in 1 2 3 4 5 6; do
+	expect accept config-seed-$s --seed $s --span $((300 + s * 211)) --trunc-region $((s % 3)) \
+		--region branch,tsc,mtc,cyc,ptw,fupptw,pwr,user,os:1500 --region branch,ptw,user,psb$((s % 4)) \
+		--region tsc,mtc,mtcf$s,ptw,os,psb1 --region ptw,fupptw,pwr,user,psb$((s % 5)):2000 \
+		--region branch,cyc,os:50 --region tsc,cyc,branch,ptw,fupptw,user
+done
+# reject_rule PATTERN NAME [ptgen_capture options]: rejected, PATTERN in the output
+reject_rule() {
+	local pat=$1
+	shift
+	expect reject "$@"
+	grep -q -- "$pat" "$t/$1.out" || { no "$1: no '$pat' in the output"; sed 's/^/    /' "$t/$1.out"; }
+}
+reject_rule 'config 4 (spans.txt:[0-9]*): cyc=1 but no CYC packet' config-claim-cyc "${R[@]}" --claim 1 cyc=1
+reject_rule 'config 100 (spans.txt:[0-9]*): the region \[[0-9]*, [0-9]*) does not start with a PSB' \
+	config-mid "${R[@]}" --config-mid 20
+reject_rule 'config 3 (spans.txt:1): tsc=0 but [0-9]* TSC packets' config-claim-tsc0 "${R[@]}" --claim 0 tsc=0
+reject_rule 'config 3 (spans.txt:1): psb_period=0 but PSBs at offsets' config-psb-period \
+	--region branch,tsc,ptw,user,psb3:3000 --region branch,ptw,user --claim 0 psb_period=0
+reject_rule 'missing across a config change' config-ptw-jump "${R[@]}" --ptw-jump 1
+reject_rule 'fup_on_ptw=0 but the PTW at offset [0-9]* has its IP bit set' config-claim-fup0 "${R[@]}" \
+	--claim 0 fup_on_ptw=0
+reject_rule 'fup_on_ptw=1 but the PTW at offset [0-9]* is followed by a non-FUP' config-claim-fup1 \
+	"${R[@]}" --claim 1 fup_on_ptw=1
+reject_rule 'branch=0 but [0-9]* TNT or TIP packets' config-claim-branch0 "${R[@]}" --claim 0 branch=0
+reject_rule 'branch=1 but no TNT or TIP' config-claim-branch1 "${R[@]}" --claim 1 branch=1
+reject_rule 'mtc=1 but no MTC' config-claim-mtc1 "${R[@]}" --claim 1 mtc=1
+reject_rule 'ptw=1 but no PTW' config-claim-ptw1 "${R[@]}" --claim 2 ptw=1
+reject_rule 'cyc=0 but [0-9]* CYC' config-claim-cyc0 "${R[@]}" --claim 0 cyc=0
+reject_rule 'bad value cyc=x' config-bad-value "${R[@]}" --claim 1 cyc=x
+# The small region (skipped) is not checked: a false claim there passes.
+expect accept config-small-unchecked "${R[@]}" --claim 3 cyc=0,ptw=0,branch=0
+
 # Broken captures.
 expect reject flip-psb --flip 3
 expect reject flip-ptw --flip-ptw 1234

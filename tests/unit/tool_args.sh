@@ -40,4 +40,26 @@ expect 2 "unexpected argument 'extra'" - info extra
 expect 1 "modprobe tracebuf" TRACEBUF_DEVICE=/nonexistent info
 grep -q "^tracebuf: cannot open /nonexistent: " "$t/err" || { echo "no 'cannot open' line"; fail=1; }
 expect 1 "not a tracebuf device" TRACEBUF_DEVICE=/dev/null info
+expect 0 "config --list \[--backend NAME\] \[--cpu N\] \[--json\]" - help
+expect 0 "config --check STRING" - help
+expect 2 "config needs one of --list and --check" - config
+expect 2 "config needs one of --list and --check" - config --list --check branch
+expect 2 "unknown option '--bogus'" - config --list --bogus
+expect 2 "unknown option '-x'" - config -x
+expect 2 "missing argument for option '--check'" - config --check
+expect 2 "missing argument for option '--cpu'" - config --list --cpu
+expect 2 "missing argument for option '--backend'" - config --list --backend
+expect 2 "invalid CPU number 'abc'" - config --list --cpu abc
+expect 2 "invalid CPU number '-1'" - config --list --cpu -1
+expect 2 "invalid CPU number ''" - config --list --cpu ''
+expect 2 "invalid CPU number '99999999999'" - config --list --cpu 99999999999
+expect 2 "backend name too long '0123456789abcdef'" - config --list --backend 0123456789abcdef
+expect 2 "option needs --list '--json'" - config --check branch --json
+expect 2 "unexpected argument 'extra'" - config --list extra
+expect 0 "Usage:" - config --help
+expect 1 "modprobe tracebuf" TRACEBUF_DEVICE=/nonexistent config --list
+grep -q "^tracebuf: cannot open /nonexistent: " "$t/err" || { echo "config: no 'cannot open' line"; fail=1; }
+expect 1 "modprobe tracebuf" TRACEBUF_DEVICE=/nonexistent config --check branch --backend intel_pt --cpu 1
+expect 1 "not a tracebuf device" TRACEBUF_DEVICE=/dev/null config --list
+expect 1 "not a tracebuf device" TRACEBUF_DEVICE=/dev/null config --check branch
 exit $fail

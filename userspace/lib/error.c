@@ -25,17 +25,28 @@ static const char *tb_hint(int err)
 	case EPERM:
 		return "permission denied: " TRACEBUF_DEVICE " is root-only unless the "
 		       "opt-in udev rule (60-tracebuf.rules) is installed and you are "
-		       "in group 'tracebuf'";
+		       "in group 'tracebuf'; tracing the kernel needs CAP_PERFMON or "
+		       "CAP_SYS_ADMIN";
 	case ENOTTY:
 		return "not a tracebuf device or module too old";
 	case ENODEV:
 		return "no trace backend: no Intel PT or CoreSight hardware found, "
-		       "and no emulator loaded";
+		       "and no emulator loaded (or the session has backend \"none\", "
+		       "or its CPU is offline)";
 	case EBUSY:
 		return "session already mapped or read: SETUP is final, and mmap "
-		       "and read() are exclusive";
+		       "and read() are exclusive; or another owner (perf's intel_pt?) "
+		       "holds the trace hardware";
 	case ENXIO:
-		return "no data ring yet: mmap the session or set data_size in SETUP";
+		return "not ready: SETUP first, mmap the session or set data_size in "
+		       "SETUP, map the AUX area before ENABLE, and ENABLE before SNAPSHOT";
+	case EALREADY:
+		return "the session is already tracing (ENABLE twice)";
+	case ERANGE:
+		return "configuration value out of range or not supported: see "
+		       "'tracebuf config --list'";
+	case EOPNOTSUPP:
+		return "not supported by this CPU's trace hardware";
 	case ENOSPC:
 		return "data ring full: the marker was counted as lost";
 	case EPROTO:

@@ -77,6 +77,8 @@ void tracebuf_unmap(struct tracebuf_session *s)
 {
 	if (!s || !s->ctl)
 		return;
+	/* The AUX area first: the kernel stops the hardware before freeing it. */
+	tracebuf_unmap_aux(s);
 	/* Fails only for arguments we made ourselves; nothing to retry. */
 	munmap(s->ctl, s->map_len);
 	tb_clear_ring(s);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,19 @@ static const char usage_text[] =
 	"Usage: tracebuf <command> [options]\n"
 	"\n"
 	"Commands:\n"
-	"  info [--json]   show the module version, ABI and trace backends\n"
+	"  info [--json]   show the module version, ABI and trace backends (with\n"
+	"                  the Intel PT capabilities)\n"
+	"  config --list [--backend NAME] [--cpu N] [--json]\n"
+	"                  list the driver configuration keys of a backend\n"
+	"  config --check STRING [--backend NAME] [--cpu N]\n"
+	"                  check a configuration string (\"key=value,...\") on a\n"
+	"                  session and print its canonical form\n"
 	"  version         show the tool version (also --version)\n"
 	"  help            show this help (also -h, --help)\n"
+	"\n"
+	"Options of config:\n"
+	"  --backend NAME  backend to use (default: auto, the first present)\n"
+	"  --cpu N         CPU to ask about or trace (default: 0)\n"
 	"\n"
 	"Environment:\n"
 	"  TRACEBUF_DEVICE device node to use instead of " TRACEBUF_DEVICE "\n";
@@ -43,15 +54,16 @@ static int usage_error(const char *what, const char *arg)
 
 /*
  * Report what getopt_long() rejected. opterr is 0, so this is the only
- * message: an unknown short option is in optopt, anything else is the
- * argument getopt just stepped over.
+ * message: an unknown short option is in optopt, anything else (an
+ * unknown long option, or any option missing its argument: then optopt
+ * holds the option's short code) is the argument getopt just stepped over.
  */
 static int bad_option(char **argv, int c)
 {
 	char opt[3] = { '-', 0, 0 };
 	const char *arg = argv[optind - 1];
 
-	if (optopt) {
+	if (optopt && c != ':') {
 		opt[1] = (char)optopt;
 		arg = opt;
 	}
@@ -114,8 +126,156 @@ static const char *desc_name(const struct tracebuf_backend_desc *d, int *len)
 	return tracebuf_backend_name(d->id);
 }
 
+/* Intel PT capabilities of one backend, as GET_CAPS answered. */
+struct pt_caps_result {
+	int ret;			/* 0, or why there are none; 1: not asked */
+	unsigned int cpu;		/* the CPU they describe */
+	struct tracebuf_pt_caps caps;
+};
+
+static const struct {
+	uint64_t flag;
+	const char *name;		/* perf's caps file names where it has one */
+} pt_features[] = {
+	{ TRACEBUF_PT_CAP_CR3_FILTERING, "cr3_filtering" },
+	{ TRACEBUF_PT_CAP_PSB_CYC, "psb_cyc" },
+	{ TRACEBUF_PT_CAP_IP_FILTERING, "ip_filtering" },
+	{ TRACEBUF_PT_CAP_MTC, "mtc" },
+	{ TRACEBUF_PT_CAP_PTWRITE, "ptwrite" },
+	{ TRACEBUF_PT_CAP_POWER_EVENT, "power_event_trace" },
+	{ TRACEBUF_PT_CAP_TOPA_OUTPUT, "topa_output" },
+	{ TRACEBUF_PT_CAP_TOPA_MULTI, "topa_multiple_entries" },
+	{ TRACEBUF_PT_CAP_SINGLE_RANGE, "single_range_output" },
+	{ TRACEBUF_PT_CAP_OUTPUT_SUBSYS, "output_subsys" },
+	{ TRACEBUF_PT_CAP_PAYLOADS_LIP, "payloads_lip" },
+	{ TRACEBUF_PT_CAP_TNT_DISABLE, "tnt_disable" },
+	{ TRACEBUF_PT_CAP_EVENT_TRACE, "event_trace" },
+	{ TRACEBUF_PT_CAP_BRANCH_ALWAYS, "branch_always" },
+	{ TRACEBUF_PT_CAP_SINGLE_4K, "single_range_4k" },
+};
+
+/* The values n whose bit is set, "0,3,6,9"; "none" for none. */
+static void print_bitmap(uint32_t map)
+{
+	const char *sep = "";
+	unsigned int v;
+
+	if (!map)
+		fputs("none", stdout);
+	for (v = 0; v < 32; v++) {
+		if (map & (1U << v)) {
+			printf("%s%u", sep, v);
+			sep = ",";
+		}
+	}
+}
+
+static void print_bitmap_json(uint32_t map)
+{
+	const char *sep = "";
+	unsigned int v;
+
+	putchar('[');
+	for (v = 0; v < 32; v++) {
+		if (map & (1U << v)) {
+			printf("%s%u", sep, v);
+			sep = ",";
+		}
+	}
+	putchar(']');
+}
+
+static void print_u32x4_json(const char *key, const uint32_t *v)
+{
+	printf(",\"%s\":[%u,%u,%u,%u]", key, v[0], v[1], v[2], v[3]);
+}
+
+/*
+ * GET_CAPS for an intel_pt backend: the first CPU it answers for (a CPU
+ * it cannot trace, or one not possible, gets -ENODEV or -EINVAL).
+ */
+static void get_pt_caps(struct tracebuf_session *s, const char *name, unsigned int nr_cpu_ids,
+			struct pt_caps_result *r)
+{
+	unsigned int cpu;
+
+	r->ret = -ENODEV;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		memset(&r->caps, 0, sizeof(r->caps));
+		r->ret = tracebuf_get_caps(s, name, cpu, &r->caps, sizeof(r->caps));
+		if (r->ret >= 0) {
+			r->ret = 0;
+			r->cpu = cpu;
+			return;
+		}
+		if (r->ret != -ENODEV && r->ret != -EINVAL)
+			return;
+	}
+}
+
+static void print_pt_caps_text(const struct pt_caps_result *r)
+{
+	const struct tracebuf_pt_caps *c = &r->caps;
+	size_t i;
+
+	if (r->ret) {
+		printf("    capabilities: unavailable (%s)\n", tracebuf_strerror(r->ret));
+		return;
+	}
+	printf("    cpu %u: family %u, model 0x%x, stepping %u", r->cpu, c->family, c->model,
+	       c->stepping);
+	if (c->max_nonturbo_ratio)
+		printf(", max non-turbo ratio %u", c->max_nonturbo_ratio);
+	printf("\n    features:");
+	for (i = 0; i < sizeof(pt_features) / sizeof(pt_features[0]); i++)
+		if (c->flags & pt_features[i].flag)
+			printf(" %s", pt_features[i].name);
+	if (!c->flags)
+		printf(" none");
+	printf("\n    address ranges: %u\n    mtc periods: ", c->nr_addr_ranges);
+	print_bitmap(c->mtc_periods);
+	printf("\n    cyc thresholds: ");
+	print_bitmap(c->cyc_thresholds);
+	printf("\n    psb periods: ");
+	print_bitmap(c->psb_periods);
+	putchar('\n');
+}
+
+static void print_pt_caps_json(const struct pt_caps_result *r)
+{
+	const struct tracebuf_pt_caps *c = &r->caps;
+	const char *sep = "";
+	size_t i;
+
+	if (r->ret) {
+		printf(",\"pt_caps\":null");
+		return;
+	}
+	printf(",\"pt_caps\":{\"cpu\":%u,\"family\":%u,\"model\":%u,\"stepping\":%u,"
+	       "\"max_nonturbo_ratio\":%u,\"nr_addr_ranges\":%u,\"flags\":%llu,\"features\":[",
+	       r->cpu, c->family, c->model, c->stepping, c->max_nonturbo_ratio,
+	       c->nr_addr_ranges, (unsigned long long)c->flags);
+	for (i = 0; i < sizeof(pt_features) / sizeof(pt_features[0]); i++) {
+		if (c->flags & pt_features[i].flag) {
+			printf("%s\"%s\"", sep, pt_features[i].name);
+			sep = ",";
+		}
+	}
+	printf("],\"mtc_periods\":");
+	print_bitmap_json(c->mtc_periods);
+	printf(",\"cyc_thresholds\":");
+	print_bitmap_json(c->cyc_thresholds);
+	printf(",\"psb_periods\":");
+	print_bitmap_json(c->psb_periods);
+	print_u32x4_json("cpuid_14_0", c->cpuid_14_0);
+	print_u32x4_json("cpuid_14_1", c->cpuid_14_1);
+	print_u32x4_json("cpuid_15", c->cpuid_15);
+	putchar('}');
+}
+
 static void print_info_text(const struct tracebuf_info *info,
-			    const struct tracebuf_backend_desc *b, unsigned int n)
+			    const struct tracebuf_backend_desc *b,
+			    const struct pt_caps_result *caps, unsigned int n)
 {
 	unsigned int i;
 
@@ -138,11 +298,14 @@ static void print_info_text(const struct tracebuf_info *info,
 		       len, name, b[i].id, b[i].flags,
 		       b[i].flags & TRACEBUF_BACKEND_F_EMULATED ? " (emulated)" : "",
 		       b[i].nr_cpus, b[i].caps_size);
+		if (b[i].id == TRACEBUF_BACKEND_INTEL_PT)
+			print_pt_caps_text(&caps[i]);
 	}
 }
 
 static void print_info_json(const struct tracebuf_info *info,
-			    const struct tracebuf_backend_desc *b, unsigned int n)
+			    const struct tracebuf_backend_desc *b,
+			    const struct pt_caps_result *caps, unsigned int n)
 {
 	unsigned int i;
 
@@ -158,10 +321,13 @@ static void print_info_json(const struct tracebuf_info *info,
 
 		printf("%s{\"name\":", i ? "," : "");
 		json_string(name, (size_t)len);
-		printf(",\"id\":%u,\"flags\":%u,\"emulated\":%s,\"nr_cpus\":%u,\"caps_size\":%u}",
+		printf(",\"id\":%u,\"flags\":%u,\"emulated\":%s,\"nr_cpus\":%u,\"caps_size\":%u",
 		       b[i].id, b[i].flags,
 		       b[i].flags & TRACEBUF_BACKEND_F_EMULATED ? "true" : "false",
 		       b[i].nr_cpus, b[i].caps_size);
+		if (b[i].id == TRACEBUF_BACKEND_INTEL_PT)
+			print_pt_caps_json(&caps[i]);
+		putchar('}');
 	}
 	printf("]}\n");
 }
@@ -176,8 +342,10 @@ static int cmd_info(int argc, char **argv)
 	struct tracebuf_backend_desc stack_backends[8];
 	struct tracebuf_backend_desc *backends = stack_backends;
 	unsigned int max = sizeof(stack_backends) / sizeof(stack_backends[0]);
+	struct pt_caps_result *caps = NULL;
 	struct tracebuf_session s;
 	struct tracebuf_info info;
+	unsigned int i, n = 0;
 	int json = 0, c, ret;
 
 	getopt_reset();
@@ -205,6 +373,23 @@ static int cmd_info(int argc, char **argv)
 		backends = calloc(max, sizeof(*backends));
 		ret = backends ? tracebuf_get_info(&s, &info, backends, max) : -ENOMEM;
 	}
+	if (ret == 0) {
+		n = info.nr_backends < max ? info.nr_backends : max;
+		caps = calloc(n ? n : 1, sizeof(*caps));
+		if (!caps)
+			ret = -ENOMEM;
+	}
+	for (i = 0; ret == 0 && i < n; i++) {
+		int len;
+		const char *name = desc_name(&backends[i], &len);
+		char buf[TRACEBUF_NAME_LEN + 1];
+
+		caps[i].ret = 1;
+		if (backends[i].id != TRACEBUF_BACKEND_INTEL_PT)
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s", len, name);
+		get_pt_caps(&s, buf, info.nr_cpu_ids, &caps[i]);
+	}
 	tracebuf_close(&s);
 	if (ret < 0) {
 		fprintf(stderr, "tracebuf: cannot get info from %s: %s\n",
@@ -216,13 +401,333 @@ static int cmd_info(int argc, char **argv)
 			info.abi_version, TRACEBUF_ABI_VERSION);
 
 	if (json)
-		print_info_json(&info, backends, info.nr_backends < max ? info.nr_backends : max);
+		print_info_json(&info, backends, caps, n);
 	else
-		print_info_text(&info, backends, info.nr_backends < max ? info.nr_backends : max);
+		print_info_text(&info, backends, caps, n);
 out:
+	free(caps);
 	if (backends != stack_backends)
 		free(backends);
 	return ret < 0 ? 1 : 0;
+}
+
+/* ---- config ---------------------------------------------------------- */
+
+#define KEYS_ON_STACK	64
+
+static const char *cfg_type_name(uint32_t type)
+{
+	switch (type) {
+	case TRACEBUF_CFG_BOOL:
+		return "bool";
+	case TRACEBUF_CFG_UINT:
+		return "uint";
+	case TRACEBUF_CFG_ENUM:
+		return "enum";
+	case TRACEBUF_CFG_U64:
+		return "u64";
+	case TRACEBUF_CFG_RANGE:
+		return "range";
+	default:
+		return "unknown";
+	}
+}
+
+/* What the key's values look like, for the text listing. */
+static void cfg_values(const struct tracebuf_cfg_key_desc *k, char *buf, size_t size)
+{
+	size_t n = 0;
+	unsigned int v;
+
+	buf[0] = 0;
+	switch (k->type) {
+	case TRACEBUF_CFG_BOOL:
+		snprintf(buf, size, "0,1");
+		break;
+	case TRACEBUF_CFG_UINT:
+		snprintf(buf, size, "%llu..%llu", (unsigned long long)k->min,
+			 (unsigned long long)k->max);
+		break;
+	case TRACEBUF_CFG_ENUM:
+		for (v = 0; v < 32 && n + 1 < size; v++)
+			if (k->allowed & (1U << v))
+				n += (size_t)snprintf(buf + n, size - n, "%s%u", n ? "," : "", v);
+		if (!n)
+			snprintf(buf, size, "none");
+		break;
+	case TRACEBUF_CFG_U64:
+		snprintf(buf, size, "number|off%s",
+			 k->flags & TRACEBUF_CFG_KEY_CURRENT ? "|current" : "");
+		break;
+	case TRACEBUF_CFG_RANGE:
+		snprintf(buf, size, "off|START-END:filter|stop");
+		break;
+	default:
+		snprintf(buf, size, "?");
+		break;
+	}
+}
+
+static void cfg_default(const struct tracebuf_cfg_key_desc *k, char *buf, size_t size)
+{
+	if (k->type == TRACEBUF_CFG_RANGE || (k->type == TRACEBUF_CFG_U64 && !k->def))
+		snprintf(buf, size, "off");
+	else if (k->type == TRACEBUF_CFG_U64 && k->def == ~0ULL &&
+		 (k->flags & TRACEBUF_CFG_KEY_CURRENT))
+		snprintf(buf, size, "current");
+	else if (k->type == TRACEBUF_CFG_U64)
+		snprintf(buf, size, "0x%llx", (unsigned long long)k->def);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)k->def);
+}
+
+static void print_keys_text(const char *backend, unsigned int cpu,
+			    const struct tracebuf_cfg_key_desc *keys, unsigned int n)
+{
+	char vals[200], def[24];
+	int wname = 3, wdef = 7, wvals = 6;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int l = (int)strnlen(keys[i].name, sizeof(keys[i].name));
+
+		wname = l > wname ? l : wname;
+		cfg_values(&keys[i], vals, sizeof(vals));
+		l = (int)strlen(vals);
+		wvals = l > wvals ? l : wvals;
+		cfg_default(&keys[i], def, sizeof(def));
+		l = (int)strlen(def);
+		wdef = l > wdef ? l : wdef;
+	}
+	printf("backend %s, cpu %u: %u keys\n", backend, cpu, n);
+	printf("%-*s  %-5s  %-*s  %-*s  %s\n", wname, "KEY", "TYPE", wdef, "DEFAULT", wvals,
+	       "VALUES", "DESCRIPTION");
+	for (i = 0; i < n; i++) {
+		const struct tracebuf_cfg_key_desc *k = &keys[i];
+
+		cfg_values(k, vals, sizeof(vals));
+		cfg_default(k, def, sizeof(def));
+		printf("%-*.*s  %-5s  %-*s  %-*s  %.*s%s%s\n", wname, (int)sizeof(k->name), k->name,
+		       cfg_type_name(k->type), wdef, def, wvals, vals, (int)sizeof(k->desc),
+		       k->desc,
+		       k->flags & TRACEBUF_CFG_KEY_PRIV ? " [non-zero needs CAP_PERFMON]" : "",
+		       k->flags & TRACEBUF_CFG_KEY_UNSUPPORTED ? " [not supported on this CPU]" : "");
+	}
+}
+
+static void print_keys_json(const char *backend, unsigned int cpu,
+			    const struct tracebuf_cfg_key_desc *keys, unsigned int n)
+{
+	unsigned int i;
+
+	printf("{\"backend\":");
+	json_string(backend, TRACEBUF_NAME_LEN);
+	printf(",\"cpu\":%u,\"keys\":[", cpu);
+	for (i = 0; i < n; i++) {
+		const struct tracebuf_cfg_key_desc *k = &keys[i];
+
+		printf("%s{\"name\":", i ? "," : "");
+		json_string(k->name, sizeof(k->name));
+		printf(",\"type\":\"%s\",\"default\":%llu", cfg_type_name(k->type),
+		       (unsigned long long)k->def);
+		if (k->type == TRACEBUF_CFG_UINT)
+			printf(",\"min\":%llu,\"max\":%llu", (unsigned long long)k->min,
+			       (unsigned long long)k->max);
+		if (k->type == TRACEBUF_CFG_ENUM) {
+			printf(",\"allowed\":");
+			print_bitmap_json(k->allowed);
+		}
+		printf(",\"flags\":%u,\"needs_cap_perfmon\":%s,\"supported\":%s,"
+		       "\"accepts_current\":%s,\"description\":", k->flags,
+		       k->flags & TRACEBUF_CFG_KEY_PRIV ? "true" : "false",
+		       k->flags & TRACEBUF_CFG_KEY_UNSUPPORTED ? "false" : "true",
+		       k->flags & TRACEBUF_CFG_KEY_CURRENT ? "true" : "false");
+		json_string(k->desc, sizeof(k->desc));
+		putchar('}');
+	}
+	printf("]}\n");
+}
+
+static int config_list(struct tracebuf_session *s, const char *backend, unsigned int cpu,
+		       int json)
+{
+	struct tracebuf_cfg_key_desc stack_keys[KEYS_ON_STACK];
+	struct tracebuf_cfg_key_desc *keys = stack_keys;
+	unsigned int max = KEYS_ON_STACK;
+	int n;
+
+	n = tracebuf_list_drv_config(s, backend, cpu, keys, max);
+	if (n > (int)max) {
+		max = (unsigned int)n;
+		keys = calloc(max, sizeof(*keys));
+		n = keys ? tracebuf_list_drv_config(s, backend, cpu, keys, max) : -ENOMEM;
+	}
+	if (n < 0) {
+		fprintf(stderr, "tracebuf: cannot list the configuration keys of %s on CPU %u: %s\n",
+			backend, cpu, tracebuf_strerror(n));
+	} else {
+		if ((unsigned int)n > max)
+			n = (int)max;
+		if (json)
+			print_keys_json(backend, cpu, keys, (unsigned int)n);
+		else
+			print_keys_text(backend, cpu, keys, (unsigned int)n);
+	}
+	if (keys != stack_keys)
+		free(keys);
+	return n < 0 ? 1 : 0;
+}
+
+/* The string, then ^~~~ under the bytes the kernel pointed at. */
+static void print_caret(const char *config, const struct tracebuf_cfg_error *err)
+{
+	size_t len = strlen(config), i;
+
+	fputs("  ", stderr);
+	/* One column per byte: anything unprintable shows as '?'. */
+	for (i = 0; i < len; i++)
+		fputc(config[i] >= 0x20 && config[i] < 0x7f ? config[i] : '?', stderr);
+	fputs("\n  ", stderr);
+	for (i = 0; i < err->offset && i < len; i++)
+		fputc(' ', stderr);
+	fputc('^', stderr);
+	for (i = 1; i < err->len && err->offset + i < len; i++)
+		fputc('~', stderr);
+	fputc('\n', stderr);
+}
+
+static int config_check(struct tracebuf_session *s, const char *backend, unsigned int cpu,
+			const char *config)
+{
+	char stack_buf[TRACEBUF_DRV_CONFIG_MAX], *buf = stack_buf;
+	struct tracebuf_cfg_error err;
+	struct tracebuf_setup setup;
+	uint64_t gen = 0;
+	int ret;
+
+	memset(&setup, 0, sizeof(setup));
+	setup.target = TRACEBUF_TARGET_CPU;
+	setup.cpu = cpu;
+	snprintf(setup.backend, sizeof(setup.backend), "%s", backend);
+	ret = tracebuf_setup(s, &setup);
+	if (ret < 0) {
+		fprintf(stderr, "tracebuf: cannot set up a session of %s on CPU %u: %s\n",
+			backend, cpu, tracebuf_strerror(ret));
+		return 1;
+	}
+	ret = tracebuf_set_drv_config(s, config, 0, &err);
+	if (ret < 0) {
+		fprintf(stderr, "tracebuf: %s\n", err.message);
+		if (err.reason != TRACEBUF_CFG_OK)
+			print_caret(config, &err);
+		return 1;
+	}
+	ret = tracebuf_get_drv_config(s, buf, sizeof(stack_buf), &gen);
+	if (ret == -ENOSPC) {
+		ret = tracebuf_get_drv_config(s, NULL, 0, NULL);
+		buf = ret > 0 ? malloc((size_t)ret) : NULL;
+		ret = buf ? tracebuf_get_drv_config(s, buf, (size_t)ret, &gen) :
+		      ret < 0 ? ret : -ENOMEM;
+	}
+	if (ret < 0)
+		fprintf(stderr, "tracebuf: cannot read the configuration back: %s\n",
+			tracebuf_strerror(ret));
+	else
+		printf("%s\n", buf);
+	if (buf != stack_buf)
+		free(buf);
+	return ret < 0 ? 1 : 0;
+}
+
+static int cmd_config(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "list", no_argument, NULL, 'l' },
+		{ "check", required_argument, NULL, 'c' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct tracebuf_backend_desc backends[8];
+	char name[TRACEBUF_NAME_LEN];
+	const char *backend = TRACEBUF_BACKEND_AUTO, *check = NULL;
+	struct tracebuf_session s;
+	struct tracebuf_info info;
+	unsigned long cpu = 0;
+	int list = 0, json = 0, c, ret, len;
+	char *end;
+
+	getopt_reset();
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			list = 1;
+			break;
+		case 'c':
+			check = optarg;
+			break;
+		case 'b':
+			if (strlen(optarg) >= TRACEBUF_NAME_LEN)
+				return usage_error("backend name too long", optarg);
+			backend = optarg;
+			break;
+		case 'C':
+			errno = 0;
+			cpu = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || *optarg == '-' || cpu > UINT32_MAX)
+				return usage_error("invalid CPU number", optarg);
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return bad_option(argv, c);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument", argv[optind]);
+	if (list == !!check) {
+		fprintf(stderr, "tracebuf: config needs one of --list and --check\n");
+		fputs("Try 'tracebuf help' for more information.\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (json && check)
+		return usage_error("option needs --list", "--json");
+
+	if (open_session(&s) < 0)
+		return 1;
+	ret = tracebuf_get_info(&s, &info, backends, sizeof(backends) / sizeof(backends[0]));
+	if (ret < 0) {
+		fprintf(stderr, "tracebuf: cannot get info from %s: %s\n", device_path(),
+			tracebuf_strerror(ret));
+		ret = 1;
+		goto out;
+	}
+	if (!info.nr_backends) {
+		fprintf(stderr, "tracebuf: no trace backend present (no Intel PT or CoreSight "
+			"hardware found, and no emulator loaded)\n");
+		ret = 1;
+		goto out;
+	}
+	/* "auto" is the kernel's first backend: name it in the output. */
+	if (!backend[0] || !strcmp(backend, TRACEBUF_BACKEND_AUTO)) {
+		const char *n0 = desc_name(&backends[0], &len);
+
+		snprintf(name, sizeof(name), "%.*s", len, n0);
+		backend = name;
+	}
+	if (list)
+		ret = config_list(&s, backend, (unsigned int)cpu, json);
+	else
+		ret = config_check(&s, backend, (unsigned int)cpu, check);
+out:
+	tracebuf_close(&s);
+	return ret;
 }
 
 static int cmd_version(int argc, char **argv)
@@ -246,6 +751,7 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{ "info", cmd_info },
+	{ "config", cmd_config },
 	{ "version", cmd_version },
 	{ "--version", cmd_version },
 	{ "help", cmd_help },

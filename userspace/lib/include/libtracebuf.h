@@ -25,7 +25,12 @@ extern "C" {
  * One open /dev/tracebuf. Public so that the inline ring helpers below
  * reach the ring state without a call. Callers read 'fd' and 'flags'; the
  * ring fields are set by tracebuf_map() and cleared by tracebuf_unmap(),
- * and are read by the inline helpers; nothing else writes them.
+ * the AUX fields by tracebuf_map_aux() and tracebuf_unmap_aux(), and are
+ * read by the inline helpers; nothing else writes them.
+ *
+ * The layout of this struct is not ABI-stable before libtracebuf 1.0:
+ * code that embeds it must be built against the header of the library it
+ * runs with. (Its size is kept: 88 bytes on 64-bit targets.)
  */
 struct tracebuf_session {
 	int fd;			/* -1 when not open */
@@ -39,14 +44,37 @@ struct tracebuf_session {
 	uint64_t tail;			/* bytes consumed: the cached data_tail */
 	unsigned int map_flags;		/* TRACEBUF_MAP_* given to tracebuf_map() */
 	int ring_err;			/* 0, or sticky -EBADMSG: corrupt ring */
-	uint64_t reserved[4];		/* zero */
+
+	/* The AUX area (mapped once: spans may wrap); NULL and 0 when not mapped. */
+	unsigned char *aux;		/* aux_size bytes at ctl->aux_offset */
+	uint64_t aux_size;		/* bytes, 2^n pages */
+	uint64_t aux_tail;		/* bytes consumed: the cached aux_tail */
+	uint16_t aux_flags;		/* TRACEBUF_MAP_* given to tracebuf_map_aux() */
+
+	/* Library-private, set by tracebuf_setup(): what the session traces. */
+	uint16_t setup_backend;
+	uint32_t setup_cpu;
 };
 
 /* tracebuf_open() flags */
 #define TRACEBUF_OPEN_NONBLOCK	(1U << 0)	/* open with O_NONBLOCK */
 
-/* tracebuf_map() flags */
-#define TRACEBUF_MAP_READONLY	(1U << 0)	/* PROT_READ: never store data_tail */
+/* tracebuf_map() and tracebuf_map_aux() flags */
+#define TRACEBUF_MAP_READONLY	(1U << 0)	/* PROT_READ: never store the tail */
+
+/*
+ * Why tracebuf_set_drv_config() refused a configuration string: the
+ * kernel's answer, and a message for humans.
+ */
+#define TRACEBUF_CFG_MESSAGE_LEN	256
+
+struct tracebuf_cfg_error {
+	uint32_t offset;	/* byte offset of the offending token (or value) */
+	uint32_t len;		/* its length in bytes */
+	uint32_t reason;	/* enum tracebuf_cfg_reason; TRACEBUF_CFG_OK if none */
+	uint64_t generation;	/* the configuration generation the kernel reported */
+	char message[TRACEBUF_CFG_MESSAGE_LEN];	/* "<token>: <reason>...", or "" */
+};
 
 int tracebuf_open(struct tracebuf_session *s, unsigned int flags);
 void tracebuf_close(struct tracebuf_session *s);
@@ -63,6 +91,27 @@ void tracebuf_unmap(struct tracebuf_session *s);
 int tracebuf_wait(struct tracebuf_session *s, int timeout_ms);
 int tracebuf_sigio_enable(struct tracebuf_session *s, int signo, pid_t owner_tid);
 int tracebuf_sigio_disable(struct tracebuf_session *s);
+
+int tracebuf_map_aux(struct tracebuf_session *s, uint64_t aux_size, unsigned int flags);
+void tracebuf_unmap_aux(struct tracebuf_session *s);
+size_t tracebuf_aux_copy(const struct tracebuf_session *s, uint64_t pos, uint64_t len,
+			 void *dst);
+
+int tracebuf_enable(struct tracebuf_session *s);
+int tracebuf_disable(struct tracebuf_session *s);
+int tracebuf_snapshot(struct tracebuf_session *s);
+
+int tracebuf_get_caps(struct tracebuf_session *s, const char *backend, unsigned int cpu,
+		      void *caps, size_t size);
+
+int tracebuf_list_drv_config(struct tracebuf_session *s, const char *backend,
+			     unsigned int cpu, struct tracebuf_cfg_key_desc *keys,
+			     unsigned int max);
+int tracebuf_get_drv_config(struct tracebuf_session *s, char *buf, size_t len,
+			    uint64_t *generation);
+int tracebuf_set_drv_config(struct tracebuf_session *s, const char *config,
+			    unsigned int flags, struct tracebuf_cfg_error *err);
+const char *tracebuf_cfg_reason_name(unsigned int reason);
 
 int tracebuf_user_marker(struct tracebuf_session *s, uint64_t cookie,
 			 const void *data, uint32_t len);
@@ -146,6 +195,50 @@ static inline const struct tracebuf_record *tracebuf_peek(struct tracebuf_sessio
 			return r;
 		tracebuf_advance(s, r);
 	}
+}
+
+/*
+ * Consuming the AUX area (after tracebuf_map_aux()): the hardware's bytes
+ * in [s->aux_tail, tracebuf_aux_head(s)), free-running positions. The
+ * area is mapped once, so a span may wrap: tracebuf_aux_copy() copies one
+ * out whole.
+ *
+ *	uint64_t head = tracebuf_aux_head(s);
+ *
+ *	tracebuf_aux_copy(s, s->aux_tail, head - s->aux_tail, buf);
+ *	tracebuf_aux_release(s, head);
+ */
+
+/* The kernel's aux_head; 0 when the AUX area is not mapped. */
+static inline uint64_t tracebuf_aux_head(const struct tracebuf_session *s)
+{
+	if (!s->ctl || !s->aux)
+		return 0;
+	/* Pairs with the module's publication of aux_head. */
+	return tracebuf_smp_load_acquire(&s->ctl->aux_head);
+}
+
+/* Where free-running AUX position pos is; NULL when not mapped. */
+static inline const unsigned char *tracebuf_aux_ptr(const struct tracebuf_session *s,
+						    uint64_t pos)
+{
+	if (!s->aux)
+		return NULL;
+	return s->aux + (pos & (s->aux_size - 1));
+}
+
+/*
+ * Everything before pos has been read: hand it back to the hardware.
+ * Read-only (snapshot) mappings only move the session's own aux_tail.
+ */
+static inline void tracebuf_aux_release(struct tracebuf_session *s, uint64_t pos)
+{
+	if (!s->aux)
+		return;
+	s->aux_tail = pos;
+	/* Pairs with the module's check for free space before it traces on. */
+	if (!(s->aux_flags & TRACEBUF_MAP_READONLY))
+		tracebuf_smp_store_release(&s->ctl->aux_tail, pos);
 }
 
 #ifdef __cplusplus
