@@ -78,11 +78,18 @@ for cfg in x86_64-6.1 arm64-6.1; do
 	fi
 done
 
-# Host-side checkers for the x86_64 guests' captures (build/host/ptcheck).
+# Host-side checkers for the x86_64 guests' captures (build/host/ptcheck,
+# and the tool's decode in build/user/tracebuf).
 if printf '%s\n' "${configs[@]}" | grep -q '^x86_64'; then
 	if ! make -s -C "$TB_TOP/tests/host" O="$TB_TOP/build" >"$out/host-build.log" 2>&1; then
 		result "FAIL host/build"
 		tail -n 20 "$out/host-build.log"
+	fi
+	# The host's tool (with libipt) decodes what 'tracebuf record' captured.
+	if ! make -s -C "$TB_TOP/userspace" O="$TB_TOP/build/user" LIBIPT=1 \
+		>"$out/host-tool-build.log" 2>&1; then
+		result "FAIL host/tool-build"
+		tail -n 20 "$out/host-tool-build.log"
 	fi
 fi
 

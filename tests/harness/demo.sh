@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make demo: boot a guest on the stock Debian 6.1 kernel, load tracebuf with
-# modprobe and show what 'tracebuf info' reports from inside it.
+# make demo: boot a guest on the stock Debian 6.1 kernel, load tracebuf and
+# the Intel PT emulator with modprobe, record all CPUs while a workload runs,
+# then decode the capture on the host with the tool's libipt decoder.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -9,10 +10,11 @@ cfg=${TB_DEMO_CONFIG:-x86_64-6.1}
 out=$TB_TOP/build/demo
 tb_log "building tracebuf for $cfg"
 "$TB_TOP/tests/harness/build-guest.sh" "$cfg" >/dev/null
+make -s -C "$TB_TOP/userspace" O="$TB_TOP/build/user" LIBIPT=1 >/dev/null
 mkdir -p "$out"
-echo "demo 120" >"$out/plan.in"
+echo "demo 300" >"$out/plan.in"
 tb_log "booting $cfg ($(tb_cfg_get "$cfg" KVER)) under QEMU TCG"
-res=$("$TB_TOP/tests/harness/run-guest.sh" --timeout 300 "$cfg" "$out/plan.in" "$out/guest")
+res=$("$TB_TOP/tests/harness/run-guest.sh" --timeout 600 "$cfg" "$out/plan.in" "$out/guest")
 echo
 sed -n '/^=== tracebuf test demo$/,/^=== tracebuf test demo: /p' "$out/guest/console.txt" |
 	sed '1d;$d' | grep -v '^\[ *[0-9.]*\] '
@@ -21,4 +23,8 @@ if echo "$res" | grep -q '^FAIL'; then
 	echo "$res"
 	tb_die "the demo guest failed; console log: $out/guest/console.txt"
 fi
-tb_log "done: the guest loaded tracebuf and reported its info (console log: $out/guest/console.txt)"
+cap=$out/guest/cap/demo
+echo "# (on the host) tracebuf decode $cap"
+"$TB_TOP/build/user/tracebuf" decode "$cap"
+echo
+tb_log "done: a trace recorded in the guest ($cap) and decoded on the host"

@@ -16,7 +16,10 @@
 # OUTDIR/cap/<capname>/ and each is checked with build/host/ptcheck
 # (--snapshot if it holds a file "snapshot"): "PASS <id>/ptcheck-<capname>"
 # or "FAIL <id>/ptcheck-<capname>" with the checker's output. A capture
-# announced (on either channel) but not complete fails.
+# announced (on either channel) but not complete fails. A capture that
+# 'tracebuf record' wrote (it has a meta.json) is decoded instead by the
+# host's own tool, build/user/tracebuf (built with libipt):
+# "PASS|FAIL <id>/decode-<capname>".
 #
 #   run-guest.sh --check-artifacts ID OUTDIR
 # only does that, on an existing OUTDIR/artifacts.log (and result.txt);
@@ -30,8 +33,9 @@ set -uo pipefail
 
 # Unpack OUTDIR/artifacts.log into OUTDIR/cap/ and check every capture.
 check_artifacts() { # id outdir
-	local id=$1 out=$2 log=$2/artifacts.log caps c d f bad ptcheck
+	local id=$1 out=$2 log=$2/artifacts.log caps c d f bad ptcheck tool
 	ptcheck=${TB_PTCHECK:-$TB_TOP/build/host/ptcheck}
+	tool=${TB_HOST_TOOL:-$TB_TOP/build/user/tracebuf}
 	rm -rf "$out/cap"
 	mkdir -p "$out/cap"
 	[ -f "$log" ] || : >"$log"
@@ -80,6 +84,22 @@ check_artifacts() { # id outdir
 			echo "FAIL $id/ptcheck-$c ($bad)"
 		elif [ ! -x "$ptcheck" ]; then
 			echo "FAIL $id/ptcheck-$c ($ptcheck not built: make -C tests/host)"
+		elif [ -f "$d/meta.json" ]; then
+			# A 'tracebuf record' capture: the host's tool decodes it.
+			if [ ! -x "$tool" ]; then
+				echo "FAIL $id/decode-$c ($tool not built)"
+			elif "$tool" decode "$d" >"$d.decode" 2>&1; then
+				# With several CPUs a "total:" block repeats the sums.
+				echo "PASS $id/decode-$c ($(awk '/^cpu [0-9]+:/ { n++ }
+					$1 == "bytes:" { b += $2 } $1 == "packets:" { p += $2 }
+					$1 == "errors:" { e += $2 }
+					END { k = n > 1 ? 2 : 1
+					      printf "%d bytes, %d packets, %d errors", b / k, p / k, e / k }' \
+					"$d.decode"))"
+			else
+				echo "FAIL $id/decode-$c"
+				sed 's/^/    /' "$d.decode" | head -n 40
+			fi
 		else
 			local args=()
 			[ -e "$d/snapshot" ] && args=(--snapshot)

@@ -62,4 +62,54 @@ grep -q "^tracebuf: cannot open /nonexistent: " "$t/err" || { echo "config: no '
 expect 1 "modprobe tracebuf" TRACEBUF_DEVICE=/nonexistent config --check branch --backend intel_pt --cpu 1
 expect 1 "not a tracebuf device" TRACEBUF_DEVICE=/dev/null config --list
 expect 1 "not a tracebuf device" TRACEBUF_DEVICE=/dev/null config --check branch
+# record: options and their errors (nothing reaches the device).
+expect 0 "record \[-a | -C CPULIST\]" - help
+expect 0 "dump DIR \[--json\] \[--cpu N\]" - help
+expect 0 "Usage: tracebuf record" - record --help
+expect 0 "Usage: tracebuf dump" - dump --help
+expect 2 "unknown option '--bogus'" - record --bogus
+expect 2 "unknown option '-x'" - record -x
+for opt in -C -b -c -o --data-size --aux-size --duration; do
+	expect 2 "missing argument for option '$opt'" - record "$opt"
+done
+expect 2 "invalid --aux-size (not a power of two) '3K'" - record --aux-size 3K
+expect 2 "invalid --data-size (not a power of two) '3K'" - record --data-size 3K
+expect 2 "invalid --aux-size (not a power of two) '0'" - record --aux-size 0
+expect 2 "invalid --aux-size (a number with an optional K, M or G) '1X'" - record --aux-size 1X
+expect 2 "invalid --aux-size (a number with an optional K, M or G) '-4K'" - record --aux-size -4K
+expect 2 "invalid --data-size (less than the page size" - record --data-size 512
+expect 2 "invalid --data-size (more than 1024M) '2G'" - record --data-size 2G
+expect 2 "invalid --aux-size (more than 4096M) '8G'" - record --aux-size 8G
+expect 2 "invalid CPU list '5-2'" - record -C 5-2
+expect 2 "invalid CPU list ''" - record -C ''
+expect 2 "invalid CPU list '1,'" - record -C 1,
+expect 2 "invalid CPU list 'a'" - record -C a
+expect 2 "invalid CPU list '-1'" - record -C -1
+expect 2 "invalid CPU list '99999'" - record -C 99999
+expect 2 "-a and -C exclude each other" - record -a -C 0
+expect 2 "invalid duration 'abc'" - record --duration abc
+expect 2 "invalid duration '0'" - record --duration 0
+expect 2 "invalid duration '-1'" - record --duration -1
+expect 2 "invalid duration '5x'" - record --duration 5x
+expect 2 "invalid duration 'inf'" - record --duration inf
+expect 2 "invalid backend name '0123456789abcdef'" - record -b 0123456789abcdef
+expect 2 "invalid configuration string ''" - record -c ''
+expect 2 "unexpected argument (a command goes after '--') 'ls'" - record ls
+expect 2 "missing command after '--'" - record -C 0 --
+# Valid command lines reach the device: exit 1 with the open error.
+for args in "-C 0" "-a" "-C 0,2-3 --aux-size 4M --data-size 64K" "--duration 1.5" \
+	"--duration 500ms" "-d 2s -q --allow-loss" "--snapshot -- true" "-b intel_pt -c cyc=1 -- sh -c exit"; do
+	# shellcheck disable=SC2086
+	expect 1 "^tracebuf: cannot open /nonexistent: .*modprobe tracebuf" \
+		TRACEBUF_DEVICE=/nonexistent record -o "$t/never" $args
+done
+[ -e "$t/never" ] && { echo "record created its directory before opening the device"; fail=1; }
+expect 1 "not a tracebuf device" TRACEBUF_DEVICE=/dev/null record -C 0 -o "$t/never"
+
+# dump: options and a missing capture.
+expect 2 "dump needs a capture directory" - dump
+expect 2 "unknown option '--bogus'" - dump --bogus x
+expect 2 "missing argument for option '--cpu'" - dump x --cpu
+expect 2 "invalid CPU number '-1'" - dump --cpu -1 x
+expect 1 "cannot open capture $t/missing: No such file or directory" - dump "$t/missing"
 exit $fail

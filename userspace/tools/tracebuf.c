@@ -17,7 +17,9 @@
 
 #include <libtracebuf.h>
 
-#define EXIT_USAGE	2
+#include "tool.h"
+
+#define EXIT_USAGE	TB_EXIT_USAGE
 
 static const char usage_text[] =
 	"Usage: tracebuf <command> [options]\n"
@@ -30,8 +32,22 @@ static const char usage_text[] =
 	"  config --check STRING [--backend NAME] [--cpu N]\n"
 	"                  check a configuration string (\"key=value,...\") on a\n"
 	"                  session and print its canonical form\n"
+	"  record [-a | -C CPULIST] [-b BACKEND] [-c CONFIG] [--data-size N]\n"
+	"         [--aux-size N] [--snapshot] [-o DIR] [--duration T] [--allow-loss]\n"
+	"         [-q] [-- COMMAND [ARGS...]]\n"
+	"                  trace CPUs into a capture directory (default\n"
+	"                  tracebuf.data) until T passes, COMMAND exits or Ctrl-C\n"
+	"  dump DIR [--json] [--cpu N]\n"
+	"                  print the records of a capture, one per line\n"
+	"  decode DIR [--cpu N] [--packets] [--json]\n"
+	"                  decode the Intel PT trace of a capture (libipt)\n"
+	"  export --opencsd DIR OUT\n"
+	"                  convert a CoreSight capture for OpenCSD\n"
 	"  version         show the tool version (also --version)\n"
 	"  help            show this help (also -h, --help)\n"
+	"\n"
+	"'tracebuf COMMAND --help' describes the options of record, dump, decode\n"
+	"and export.\n"
 	"\n"
 	"Options of config:\n"
 	"  --backend NAME  backend to use (default: auto, the first present)\n"
@@ -45,7 +61,7 @@ static void usage(FILE *f)
 	fputs(usage_text, f);
 }
 
-static int usage_error(const char *what, const char *arg)
+int tb_usage_error(const char *what, const char *arg)
 {
 	fprintf(stderr, "tracebuf: %s '%s'\n", what, arg);
 	fputs("Try 'tracebuf help' for more information.\n", stderr);
@@ -58,7 +74,7 @@ static int usage_error(const char *what, const char *arg)
  * unknown long option, or any option missing its argument: then optopt
  * holds the option's short code) is the argument getopt just stepped over.
  */
-static int bad_option(char **argv, int c)
+int tb_bad_option(char **argv, int c)
 {
 	char opt[3] = { '-', 0, 0 };
 	const char *arg = argv[optind - 1];
@@ -67,12 +83,12 @@ static int bad_option(char **argv, int c)
 		opt[1] = (char)optopt;
 		arg = opt;
 	}
-	return usage_error(c == ':' ? "missing argument for option" :
+	return tb_usage_error(c == ':' ? "missing argument for option" :
 			   "unknown option", arg);
 }
 
 /* Start option parsing for a command; argv[0] is the command name. */
-static void getopt_reset(void)
+void tb_getopt_reset(void)
 {
 	optind = 0;	/* glibc: full reinitialisation */
 	optopt = 0;
@@ -80,7 +96,7 @@ static void getopt_reset(void)
 }
 
 /* The device the library opens, for messages. */
-static const char *device_path(void)
+const char *tb_device_path(void)
 {
 	const char *path = secure_getenv("TRACEBUF_DEVICE");
 
@@ -92,28 +108,15 @@ static int open_session(struct tracebuf_session *s)
 	int ret = tracebuf_open(s, 0);
 
 	if (ret < 0)
-		fprintf(stderr, "tracebuf: cannot open %s: %s\n", device_path(),
+		fprintf(stderr, "tracebuf: cannot open %s: %s\n", tb_device_path(),
 			tracebuf_strerror(ret));
 	return ret;
 }
 
-/* Print s as the body of a JSON string; bytes >= 0x80 read as Latin-1. */
+/* A NUL-terminated string in a fixed array, as a JSON string on stdout. */
 static void json_string(const char *s, size_t max)
 {
-	size_t i;
-
-	putchar('"');
-	for (i = 0; i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	tb_json_str(stdout, s, strnlen(s, max));
 }
 
 /* The kernel NUL-terminates, but a fixed array is all we trust. */
@@ -348,7 +351,7 @@ static int cmd_info(int argc, char **argv)
 	unsigned int i, n = 0;
 	int json = 0, c, ret;
 
-	getopt_reset();
+	tb_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -358,11 +361,11 @@ static int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return bad_option(argv, c);
+			return tb_bad_option(argv, c);
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument", argv[optind]);
+		return tb_usage_error("unexpected argument", argv[optind]);
 
 	if (open_session(&s) < 0)
 		return 1;
@@ -393,7 +396,7 @@ static int cmd_info(int argc, char **argv)
 	tracebuf_close(&s);
 	if (ret < 0) {
 		fprintf(stderr, "tracebuf: cannot get info from %s: %s\n",
-			device_path(), tracebuf_strerror(ret));
+			tb_device_path(), tracebuf_strerror(ret));
 		goto out;
 	}
 	if (info.abi_version != TRACEBUF_ABI_VERSION)
@@ -579,19 +582,19 @@ static int config_list(struct tracebuf_session *s, const char *backend, unsigned
 }
 
 /* The string, then ^~~~ under the bytes the kernel pointed at. */
-static void print_caret(const char *config, const struct tracebuf_cfg_error *err)
+void tb_print_caret(const char *config, uint32_t off, uint32_t len)
 {
-	size_t len = strlen(config), i;
+	size_t n = strlen(config), i;
 
 	fputs("  ", stderr);
 	/* One column per byte: anything unprintable shows as '?'. */
-	for (i = 0; i < len; i++)
+	for (i = 0; i < n; i++)
 		fputc(config[i] >= 0x20 && config[i] < 0x7f ? config[i] : '?', stderr);
 	fputs("\n  ", stderr);
-	for (i = 0; i < err->offset && i < len; i++)
+	for (i = 0; i < off && i < n; i++)
 		fputc(' ', stderr);
 	fputc('^', stderr);
-	for (i = 1; i < err->len && err->offset + i < len; i++)
+	for (i = 1; i < len && off + i < n; i++)
 		fputc('~', stderr);
 	fputc('\n', stderr);
 }
@@ -619,7 +622,7 @@ static int config_check(struct tracebuf_session *s, const char *backend, unsigne
 	if (ret < 0) {
 		fprintf(stderr, "tracebuf: %s\n", err.message);
 		if (err.reason != TRACEBUF_CFG_OK)
-			print_caret(config, &err);
+			tb_print_caret(config, err.offset, err.len);
 		return 1;
 	}
 	ret = tracebuf_get_drv_config(s, buf, sizeof(stack_buf), &gen);
@@ -659,7 +662,7 @@ static int cmd_config(int argc, char **argv)
 	int list = 0, json = 0, c, ret, len;
 	char *end;
 
-	getopt_reset();
+	tb_getopt_reset();
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
@@ -670,14 +673,14 @@ static int cmd_config(int argc, char **argv)
 			break;
 		case 'b':
 			if (strlen(optarg) >= TRACEBUF_NAME_LEN)
-				return usage_error("backend name too long", optarg);
+				return tb_usage_error("backend name too long", optarg);
 			backend = optarg;
 			break;
 		case 'C':
 			errno = 0;
 			cpu = strtoul(optarg, &end, 10);
 			if (!*optarg || *end || errno || *optarg == '-' || cpu > UINT32_MAX)
-				return usage_error("invalid CPU number", optarg);
+				return tb_usage_error("invalid CPU number", optarg);
 			break;
 		case 'j':
 			json = 1;
@@ -686,24 +689,24 @@ static int cmd_config(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return bad_option(argv, c);
+			return tb_bad_option(argv, c);
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument", argv[optind]);
+		return tb_usage_error("unexpected argument", argv[optind]);
 	if (list == !!check) {
 		fprintf(stderr, "tracebuf: config needs one of --list and --check\n");
 		fputs("Try 'tracebuf help' for more information.\n", stderr);
 		return EXIT_USAGE;
 	}
 	if (json && check)
-		return usage_error("option needs --list", "--json");
+		return tb_usage_error("option needs --list", "--json");
 
 	if (open_session(&s) < 0)
 		return 1;
 	ret = tracebuf_get_info(&s, &info, backends, sizeof(backends) / sizeof(backends[0]));
 	if (ret < 0) {
-		fprintf(stderr, "tracebuf: cannot get info from %s: %s\n", device_path(),
+		fprintf(stderr, "tracebuf: cannot get info from %s: %s\n", tb_device_path(),
 			tracebuf_strerror(ret));
 		ret = 1;
 		goto out;
@@ -752,6 +755,10 @@ static const struct command {
 } commands[] = {
 	{ "info", cmd_info },
 	{ "config", cmd_config },
+	{ "record", cmd_record },
+	{ "dump", cmd_dump },
+	{ "decode", cmd_decode },
+	{ "export", cmd_export },
 	{ "version", cmd_version },
 	{ "--version", cmd_version },
 	{ "help", cmd_help },
@@ -775,7 +782,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (ret < 0)
-		return usage_error(argv[1][0] == '-' ? "unknown option" :
+		return tb_usage_error(argv[1][0] == '-' ? "unknown option" :
 				   "unknown command", argv[1]);
 
 	/* A full disk or closed pipe must not look like success. */

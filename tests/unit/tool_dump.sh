@@ -1,0 +1,124 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# 'tracebuf dump' on a synthetic capture (capgen.c): the text and NDJSON
+# output, --cpu, and the errors for corrupt, truncated and missing files.
+#   tool_dump.sh TRACEBUF CAPGEN TMPDIR
+set -u
+tool=$1 capgen=$2 t=$3
+fail=0
+d=$t/cap
+
+rm -rf "$d"
+"$capgen" "$d" || exit 1
+
+# run STATUS ARGS...: the tool's stdout in $t/out, stderr in $t/err.
+run() {
+	want=$1
+	shift
+	"$tool" "$@" >"$t/out" 2>"$t/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "tracebuf $*: exit $got, expected $want"
+		cat "$t/out" "$t/err"
+		fail=1
+	fi
+}
+
+# has FILE PATTERN: grep -E PATTERN in FILE, else a failure.
+has() {
+	grep -q -E -- "$2" "$1" || { echo "no '$2' in:"; cat "$1"; fail=1; }
+}
+
+run 0 dump "$d"
+has "$t/out" "^# capture $d: format 1, backend intel_pt \(emulated\)"
+has "$t/out" "^# data_size 262144, aux_size 1048576, full-trace mode, complete, trace LOST"
+has "$t/out" "^# command: sleep 0.5$"
+has "$t/out" "^# cpu 0: 7 records, 96 AUX bytes in 2 spans, 3 records lost, config branch=1,user=1,tsc=1$"
+has "$t/out" "^ +0 cpu 0 +CONFIG +generation=1 changed=0x5 text=\"branch=1,user=1,tsc=1\"$"
+has "$t/out" "^ +100 cpu 0 +ITRACE_START +pid=42 tid=43$"
+has "$t/out" "^ +150 cpu 1 +AUX +offset=0x1000 size=16 flags=OVERWRITE file_offset=0$"
+has "$t/out" "^ +200 cpu 0 +AUX +offset=0x0 size=64 flags=- file_offset=0$"
+has "$t/out" "^ +300 cpu 0 +USER +cookie=0xc0ffee len=13 data=\"hi \\\\\"there\\\\\"\\\\x0a\\\\x01\\\\xff\"$"
+has "$t/out" "^ +400 cpu 0 +LOST +count=3 reason=ring_full$"
+has "$t/out" "^ +500 cpu 0 +AUX +offset=0x40 size=32 flags=TRUNCATED\|PARTIAL file_offset=64$"
+has "$t/out" "^ +600 cpu 0 +TEST +type=0x7f00 size=40$"
+[ "$(grep -c -v '^#' "$t/out")" = 8 ] || { echo "expected 8 records"; cat "$t/out"; fail=1; }
+[ -s "$t/err" ] && { echo "dump wrote to stderr:"; cat "$t/err"; fail=1; }
+
+# The records in time order, across CPUs.
+grep -v '^#' "$t/out" | awk '{ print $1 }' >"$t/times"
+sort -n "$t/times" | cmp -s - "$t/times" || { echo "records not in time order"; fail=1; }
+
+run 0 dump --cpu 1 "$d"
+[ "$(grep -c -v '^#' "$t/out")" = 1 ] || { echo "--cpu 1: expected 1 record"; cat "$t/out"; fail=1; }
+has "$t/out" " cpu 1 +AUX "
+run 1 dump --cpu 7 "$d"
+has "$t/err" "has no CPU 7"
+
+run 0 dump --json "$d"
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]' <"$t/out" ||
+		{ echo "dump --json: invalid JSON"; cat "$t/out"; fail=1; }
+	python3 - "$t/out" <<'PY' || fail=1
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs[0]["type"] == "meta" and recs[0]["meta"]["format"] == 1, recs[0]
+r = recs[1:]
+assert [x["type"] for x in r] == ["config", "itrace_start", "aux", "aux", "user", "lost",
+                                  "aux", "test"], [x["type"] for x in r]
+assert r[0]["text"] == "branch=1,user=1,tsc=1" and r[0]["generation"] == 1, r[0]
+assert r[0]["changed"] == 5 and r[0]["time"] == 0, r[0]
+assert r[1]["pid"] == 42 and r[1]["tid"] == 43, r[1]
+assert r[2]["cpu"] == 1 and r[2]["flags"] == ["OVERWRITE"] and r[2]["aux_size"] == 16, r[2]
+assert r[4]["data"] == 'hi "there"\n\x01\xff' and r[4]["cookie"] == 0xc0ffee, r[4]
+assert r[5]["count"] == 3 and r[5]["reason"] == "ring_full", r[5]
+assert r[6]["flags"] == ["TRUNCATED", "PARTIAL"] and r[6]["file_offset"] == 64, r[6]
+assert r[6]["aux_offset"] == 64 and r[6]["time"] == 500, r[6]
+PY
+else
+	echo "python3 missing: JSON not validated"
+fi
+
+# Errors: usage, missing directory, missing meta.json, corrupt data.
+run 2 dump
+has "$t/err" "dump needs a capture directory"
+run 2 dump --bogus "$d"
+has "$t/err" "unknown option '--bogus'"
+run 2 dump --cpu
+has "$t/err" "missing argument for option '--cpu'"
+run 2 dump --cpu x "$d"
+has "$t/err" "invalid CPU number 'x'"
+run 2 dump "$d" extra
+has "$t/err" "unexpected argument 'extra'"
+run 1 dump "$t/nonexistent"
+has "$t/err" "cannot open capture $t/nonexistent: No such file or directory"
+mkdir -p "$t/empty"
+run 1 dump "$t/empty"
+has "$t/err" "cannot read meta.json"
+
+rm -rf "$t/bad"
+cp -r "$d" "$t/bad"
+# The third record (at byte 96) claims 7 bytes.
+printf '\007\000\000\000' | dd of="$t/bad/cpu0.data" bs=1 seek=96 conv=notrunc 2>/dev/null
+run 1 dump "$t/bad"
+has "$t/err" "cpu0.data: corrupt at byte offset 96"
+[ "$(grep -c ' cpu 0 ' "$t/out")" = 2 ] || { echo "records before the corruption not shown"; fail=1; }
+
+rm -rf "$t/bad"
+cp -r "$d" "$t/bad"
+printf 'xxxxx' >>"$t/bad/cpu0.data"
+run 1 dump --json "$t/bad"
+has "$t/err" "cpu0.data: corrupt at byte offset 328: truncated record"
+
+rm -rf "$t/bad"
+cp -r "$d" "$t/bad"
+printf '{"format": 99, "cpus": [0]}' >"$t/bad/meta.json"
+run 1 dump "$t/bad"
+has "$t/err" "unknown capture format"
+printf '{"format": 1, "cpus": [0, 5]}' >"$t/bad/meta.json"
+run 1 dump "$t/bad"
+has "$t/err" "cannot read $t/bad/cpu5.data"
+printf 'not json' >"$t/bad/meta.json"
+run 1 dump "$t/bad"
+has "$t/err" "not a valid capture description"
+exit $fail

@@ -1,0 +1,1440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf decode DIR [--cpu N] [--packets] [--json]
+ *
+ * Decodes the AUX bytes of a capture directory (capture.h: meta.json,
+ * cpuN.data, cpuN.aux) with libipt's packet decoder. Intel PT only.
+ *
+ * Every cpuN.aux is split into segments, using the records in cpuN.data:
+ * a segment ends after a span flagged TRUNCATED or COLLISION (the hardware
+ * stopped there) and before the first span after a CONFIG record (it was
+ * restarted with the new configuration). In snapshot captures a span
+ * flagged OVERWRITE, or one that does not continue where the previous one
+ * ended in the ring, starts a new segment too. Each segment is decoded on
+ * its own, from its first PSB: it must start with one (leading PAD bytes
+ * aside), except in snapshot captures, where the bytes before the first
+ * PSB are the tail of overwritten data and are skipped. A packet cut short
+ * at the end of a segment whose last span is TRUNCATED or COLLISION is
+ * expected and counted as "cut"; anywhere else it is an error, like every
+ * packet libipt refuses (decoding then resumes at the next PSB).
+ *
+ * Output: a summary per CPU and in total (bytes, spans, segments, packets
+ * by type, PSBs, the TSC range, PTWs, OVFs, cut packets, errors with their
+ * offsets in cpuN.aux, the configuration regions); --json prints it as one
+ * JSON object; --packets lists every packet instead, like libipt's ptdump:
+ *
+ *   <offset in cpuN.aux, hex>  <packet>  <payload>
+ *
+ * with "#" comment lines at CPU, segment and configuration boundaries.
+ * Exit status: 0 no error, 1 decode errors or a bad capture, 2 usage.
+ *
+ * tracebuf export --opencsd DIR OUT is a stub (see cmd_export).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracebuf.h>
+
+#include "capture.h"
+#include "tool.h"
+
+#ifdef HAVE_LIBIPT
+#include <intel-pt.h>
+#endif
+
+#define MAX_CPUS	4096	/* cpuN beyond this are ignored */
+#define MAX_ERRORS	10	/* errors kept (and shown) per CPU */
+
+static void decode_usage(FILE *f)
+{
+	fputs("Usage: tracebuf decode DIR [--cpu N] [--packets] [--json]\n"
+	      "  Decode the Intel PT trace of a capture directory (tracebuf record)\n"
+	      "  with libipt's packet decoder and print a summary per CPU.\n"
+	      "  --cpu N     only CPU N\n"
+	      "  --packets   list every packet: offset in cpuN.aux, name, payload\n"
+	      "  --json      the summary as one JSON object\n", f);
+}
+
+static void export_usage(FILE *f)
+{
+	fputs("Usage: tracebuf export --opencsd DIR OUT\n"
+	      "  Convert a CoreSight capture for OpenCSD's trc_pkt_lister\n"
+	      "  (not implemented yet).\n", f);
+}
+
+static int usage_err(const char *cmd, const char *what, const char *arg)
+{
+	if (arg)
+		fprintf(stderr, "tracebuf: %s: %s '%s'\n", cmd, what, arg);
+	else
+		fprintf(stderr, "tracebuf: %s: %s\n", cmd, what);
+	fputs("Try 'tracebuf help' for more information.\n", stderr);
+	return TB_EXIT_USAGE;
+}
+
+/* getopt_long's complaint, as the other commands phrase it (opterr = 0). */
+static int bad_opt(const char *cmd, char **argv, int c)
+{
+	char opt[3] = { '-', 0, 0 };
+	const char *arg = argv[optind - 1];
+
+	if (optopt && c != ':') {
+		opt[1] = (char)optopt;
+		arg = opt;
+	}
+	return usage_err(cmd, c == ':' ? "missing argument for option" : "unknown option", arg);
+}
+
+static void getopt_start(void)
+{
+	optind = 0;	/* glibc: full reinitialisation */
+	optopt = 0;
+	opterr = 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Files
+ */
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0) {
+		perror("tracebuf: asprintf");
+		exit(TB_EXIT_FAIL);
+	}
+	return p;
+}
+
+/*
+ * The whole file, NUL-terminated (the NUL is not counted in *len). NULL
+ * with errno set when it cannot be read.
+ */
+static unsigned char *read_file(const char *path, size_t *len)
+{
+	unsigned char *buf = NULL, *nb;
+	size_t cap = 0, n = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 65536 * 2;
+			nb = realloc(buf, cap + 8);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* ------------------------------------------------------------------------
+ * meta.json: a few fields, with a small tolerant JSON walker. A value is
+ * addressed by a pointer to its first character.
+ */
+
+static const char *js_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* Past the string starting at p (a '"'), or NULL. */
+static const char *js_skip_str(const char *p)
+{
+	for (p++; *p; p++) {
+		if (*p == '\\') {
+			if (!p[1])
+				return NULL;
+			p++;
+		} else if (*p == '"') {
+			return p + 1;
+		}
+	}
+	return NULL;
+}
+
+/* Past the value at p, or NULL if malformed. */
+static const char *js_skip(const char *p, int depth)
+{
+	p = js_ws(p);
+	if (depth > 64)
+		return NULL;
+	if (*p == '"')
+		return js_skip_str(p);
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		bool obj = *p == '{';
+
+		p = js_ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (obj) {
+				if (*p != '"' || !(p = js_skip_str(p)))
+					return NULL;
+				p = js_ws(p);
+				if (*p++ != ':')
+					return NULL;
+			}
+			if (!(p = js_skip(p, depth + 1)))
+				return NULL;
+			p = js_ws(p);
+			if (*p == close)
+				return p + 1;
+			if (*p++ != ',')
+				return NULL;
+			p = js_ws(p);
+		}
+	}
+	if (!strchr("-0123456789tfn", *p) || !*p)
+		return NULL;
+	while (*p && strchr("+-.0123456789eEtruefalsn", *p))
+		p++;
+	return p;
+}
+
+/* The value of key in the object at obj, or NULL. */
+static const char *js_get(const char *obj, const char *key)
+{
+	const char *p = obj ? js_ws(obj) : NULL, *k;
+	size_t klen = strlen(key);
+	bool match;
+
+	if (!p || *p != '{')
+		return NULL;
+	p = js_ws(p + 1);
+	while (*p == '"') {
+		k = p + 1;
+		if (!(p = js_skip_str(p)))
+			return NULL;
+		match = (size_t)(p - 1 - k) == klen && !memcmp(k, key, klen);
+
+		p = js_ws(p);
+		if (*p++ != ':')
+			return NULL;
+		p = js_ws(p);
+		if (match)
+			return p;
+		if (!(p = js_skip(p, 0)))
+			return NULL;
+		p = js_ws(p);
+		if (*p != ',')
+			return NULL;
+		p = js_ws(p + 1);
+	}
+	return NULL;
+}
+
+/* The i-th element of the array at arr, or NULL. */
+static const char *js_idx(const char *arr, unsigned int i)
+{
+	const char *p = arr ? js_ws(arr) : NULL;
+
+	if (!p || *p != '[')
+		return NULL;
+	p = js_ws(p + 1);
+	if (*p == ']')
+		return NULL;
+	for (;;) {
+		if (!i--)
+			return p;
+		if (!(p = js_skip(p, 0)))
+			return NULL;
+		p = js_ws(p);
+		if (*p != ',')
+			return NULL;
+		p = js_ws(p + 1);
+	}
+}
+
+static bool js_u64(const char *p, uint64_t *v)
+{
+	char *end;
+
+	if (!p || *p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(p, &end, 10);
+	return !errno && !strchr(".eE", *end);
+}
+
+/* A string value without escapes (all we need), copied into buf. */
+static bool js_str(const char *p, char *buf, size_t size)
+{
+	const char *end;
+
+	if (!p || *p != '"' || !(end = js_skip_str(p)))
+		return false;
+	if ((size_t)(end - p - 2) >= size || memchr(p + 1, '\\', (size_t)(end - p - 2)))
+		return false;
+	memcpy(buf, p + 1, (size_t)(end - p - 2));
+	buf[end - p - 2] = 0;
+	return true;
+}
+
+static bool js_bool(const char *p)
+{
+	return p && !strncmp(p, "true", 4);
+}
+
+/* ------------------------------------------------------------------------
+ * The capture
+ */
+
+struct meta {
+	char *text;		/* NULL: no meta.json */
+	char backend[32];	/* "" when unknown */
+	bool snapshot;
+	bool complete, have_complete;
+};
+
+/* What meta.json says about one CPU's hardware. */
+struct cpu_caps {
+	bool have_fms;
+	uint64_t family, model, stepping;
+	uint64_t cpuid_15_eax, cpuid_15_ebx;
+	uint64_t nom_freq;
+	int mtc_freq;		/* -1: unknown */
+};
+
+static void meta_cpu_caps(const struct meta *m, unsigned int cpu, struct cpu_caps *c)
+{
+	const char *pc, *caps, *cfg;
+	char key[16];
+
+	memset(c, 0, sizeof(*c));
+	c->mtc_freq = -1;
+	if (!m->text)
+		return;
+	snprintf(key, sizeof(key), "%u", cpu);
+	pc = js_get(js_get(m->text, "per_cpu"), key);
+	caps = js_get(pc, "caps");
+	c->have_fms = js_u64(js_get(caps, "family"), &c->family) &&
+		      js_u64(js_get(caps, "model"), &c->model) &&
+		      js_u64(js_get(caps, "stepping"), &c->stepping);
+	js_u64(js_idx(js_get(caps, "cpuid_15"), 0), &c->cpuid_15_eax);
+	js_u64(js_idx(js_get(caps, "cpuid_15"), 1), &c->cpuid_15_ebx);
+	js_u64(js_get(caps, "max_nonturbo_ratio"), &c->nom_freq);
+	cfg = js_get(pc, "config");
+	if (cfg && *cfg == '"') {
+		const char *end = js_skip_str(cfg), *k = strstr(cfg, "mtc_period=");
+
+		if (k && end && k < end)
+			c->mtc_freq = atoi(k + strlen("mtc_period="));
+	}
+}
+
+/* One AUX record: a span of cpuN.aux. */
+struct span {
+	uint64_t ring_off;	/* aux_offset: position in the ring */
+	uint64_t size;
+	uint64_t flags;		/* TRACEBUF_AUX_F_* */
+	uint64_t start;		/* offset in cpuN.aux */
+	bool cfg_first;		/* first span after a CONFIG record */
+};
+
+/* A CONFIG record. */
+struct cfgrec {
+	uint64_t gen;
+	uint64_t start;		/* offset in cpuN.aux where it applies */
+	char *text;
+};
+
+struct error_rec {
+	bool have_off;
+	uint64_t off;
+	char msg[160];
+};
+
+/* Packet kinds counted and listed (libipt's types, MODE split by leaf). */
+enum {
+	K_PAD, K_PSB, K_PSBEND, K_FUP, K_TIP, K_TIP_PGE, K_TIP_PGD, K_TNT8, K_TNT64,
+	K_MODE_EXEC, K_MODE_TSX, K_PIP, K_VMCS, K_CBR, K_TSC, K_TMA, K_MTC, K_CYC,
+	K_STOP, K_OVF, K_MNT, K_EXSTOP, K_MWAIT, K_PWRE, K_PWRX, K_PTW, K_UNKNOWN,
+	K_OTHER, K_NR
+};
+
+static const char *const kind_names[K_NR] = {
+	"pad", "psb", "psbend", "fup", "tip", "tip.pge", "tip.pgd", "tnt.8", "tnt.64",
+	"mode.exec", "mode.tsx", "pip", "vmcs", "cbr", "tsc", "tma", "mtc", "cyc",
+	"stop", "ovf", "mnt", "exstop", "mwait", "pwre", "pwrx", "ptw", "unknown",
+	"other",
+};
+
+struct stats {
+	uint64_t bytes, spans, truncated, collisions, overwrite, segments;
+	uint64_t packets, kinds[K_NR];
+	bool have_tsc;
+	uint64_t tsc_first, tsc_last;
+	uint64_t cut, skipped, records_lost;
+	uint64_t errors;
+};
+
+struct cpu {
+	unsigned int nr;
+	struct cpu_caps caps;
+	struct span *spans;
+	size_t nspans;
+	struct cfgrec *cfgs;
+	size_t ncfgs;
+	struct stats st;
+	struct error_rec errs[MAX_ERRORS];
+};
+
+struct decode_opts {
+	const char *dir;
+	bool packets, json;
+	bool snapshot;
+};
+
+static void cpu_error(struct cpu *c, bool have_off, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void cpu_error(struct cpu *c, bool have_off, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->st.errors < MAX_ERRORS) {
+		struct error_rec *e = &c->errs[c->st.errors];
+
+		e->have_off = have_off;
+		e->off = off;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	c->st.errors++;
+}
+
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		fputs("tracebuf: out of memory\n", stderr);
+		exit(TB_EXIT_FAIL);
+	}
+	p = realloc(p, n && size ? n * size : 1);
+	if (!p) {
+		fputs("tracebuf: out of memory\n", stderr);
+		exit(TB_EXIT_FAIL);
+	}
+	return p;
+}
+
+/*
+ * The spans and CONFIG records of cpuN.data. Problems with the records
+ * are errors of the CPU; *aux_len is what cpuN.aux holds.
+ */
+static void read_records(struct cpu *c, const unsigned char *buf, size_t len)
+{
+	struct tb_rec_iter it = { .buf = buf, .len = len, .off = 0 };
+	const struct tracebuf_record *r;
+	uint64_t pos = 0;
+	bool pending_cfg = false;
+	size_t cap_s = 0, cap_c = 0;
+	int bad;
+
+	while ((r = tb_rec_next(&it, &bad))) {
+		const unsigned char *rp = (const unsigned char *)r;
+		uint32_t size;
+		uint16_t type;
+
+		memcpy(&size, &r->hdr.size, sizeof(size));
+		memcpy(&type, &r->hdr.type, sizeof(type));
+		if (type == TRACEBUF_REC_AUX) {
+			struct tracebuf_rec_aux a;
+			struct span *s;
+
+			if (size < sizeof(a)) {
+				cpu_error(c, false, 0, "cpu%u.data: AUX record at data offset 0x%zx "
+					  "is too short (%u bytes)", c->nr,
+					  it.off - size, size);
+				continue;
+			}
+			memcpy(&a, rp, sizeof(a));
+			if (c->nspans == cap_s) {
+				cap_s = cap_s ? cap_s * 2 : 64;
+				c->spans = xrealloc(c->spans, cap_s, sizeof(*c->spans));
+			}
+			s = &c->spans[c->nspans++];
+			s->ring_off = a.aux_offset;
+			s->size = a.aux_size;
+			s->flags = a.flags;
+			s->start = pos;
+			s->cfg_first = pending_cfg;
+			pending_cfg = false;
+			if (a.aux_size > UINT64_MAX - pos)
+				pos = UINT64_MAX;
+			else
+				pos += a.aux_size;
+		} else if (type == TRACEBUF_REC_CONFIG) {
+			struct tracebuf_rec_config cr;
+			size_t tlen;
+			struct cfgrec *cf;
+
+			if (size < sizeof(cr)) {
+				cpu_error(c, false, 0, "cpu%u.data: CONFIG record at data offset "
+					  "0x%zx is too short (%u bytes)", c->nr, it.off - size, size);
+				continue;
+			}
+			memcpy(&cr, rp, sizeof(cr));
+			tlen = size - sizeof(cr);
+			if (cr.len < tlen)
+				tlen = cr.len;
+			if (c->ncfgs == cap_c) {
+				cap_c = cap_c ? cap_c * 2 : 8;
+				c->cfgs = xrealloc(c->cfgs, cap_c, sizeof(*c->cfgs));
+			}
+			cf = &c->cfgs[c->ncfgs++];
+			cf->gen = cr.generation;
+			cf->start = pos;
+			cf->text = strndup((const char *)rp + sizeof(cr), tlen);
+			if (!cf->text) {
+				fputs("tracebuf: out of memory\n", stderr);
+				exit(TB_EXIT_FAIL);
+			}
+			/* Before any span, it is simply the configuration of the first. */
+			pending_cfg = c->nspans > 0;
+		} else if (type == TRACEBUF_REC_LOST) {
+			struct tracebuf_rec_lost l;
+
+			if (size >= sizeof(l)) {
+				memcpy(&l, rp, sizeof(l));
+				c->st.records_lost += l.count;
+			}
+		}
+	}
+	if (bad)
+		cpu_error(c, false, 0, "cpu%u.data: bad record header at data offset 0x%zx "
+			  "(%zu bytes not read)", c->nr, it.off, len - it.off);
+	else if (it.off != len)
+		cpu_error(c, false, 0, "cpu%u.data: %zu bytes at the end are not a whole record",
+			  c->nr, len - it.off);
+}
+
+/* ------------------------------------------------------------------------
+ * Output helpers
+ */
+
+static void json_str(const char *s)
+{
+	tb_json_str(stdout, s, strlen(s));
+}
+
+static void stats_add(struct stats *t, const struct stats *s)
+{
+	int k;
+
+	t->bytes += s->bytes;
+	t->spans += s->spans;
+	t->truncated += s->truncated;
+	t->collisions += s->collisions;
+	t->overwrite += s->overwrite;
+	t->segments += s->segments;
+	t->packets += s->packets;
+	for (k = 0; k < K_NR; k++)
+		t->kinds[k] += s->kinds[k];
+	if (s->have_tsc) {
+		if (!t->have_tsc || s->tsc_first < t->tsc_first)
+			t->tsc_first = s->tsc_first;
+		if (!t->have_tsc || s->tsc_last > t->tsc_last)
+			t->tsc_last = s->tsc_last;
+		t->have_tsc = true;
+	}
+	t->cut += s->cut;
+	t->skipped += s->skipped;
+	t->records_lost += s->records_lost;
+	t->errors += s->errors;
+}
+
+static void print_stats_text(const struct stats *s)
+{
+	int k;
+
+	printf("  bytes:      %" PRIu64 " (%" PRIu64 " spans, %" PRIu64 " truncated, %"
+	       PRIu64 " collisions", s->bytes, s->spans, s->truncated, s->collisions);
+	if (s->overwrite)
+		printf(", %" PRIu64 " overwritten", s->overwrite);
+	printf(")\n");
+	printf("  segments:   %" PRIu64 "\n", s->segments);
+	printf("  packets:    %" PRIu64 "\n", s->packets);
+	for (k = 0; k < K_NR; k++)
+		if (s->kinds[k])
+			printf("    %-10s %" PRIu64 "\n", kind_names[k], s->kinds[k]);
+	printf("  psbs:       %" PRIu64 "\n", s->kinds[K_PSB]);
+	if (s->have_tsc)
+		printf("  tsc:        0x%" PRIx64 " .. 0x%" PRIx64 "\n", s->tsc_first, s->tsc_last);
+	else
+		printf("  tsc:        none\n");
+	printf("  ptws:       %" PRIu64 "\n", s->kinds[K_PTW]);
+	printf("  ovfs:       %" PRIu64 "\n", s->kinds[K_OVF]);
+	printf("  cut:        %" PRIu64 "\n", s->cut);
+	if (s->skipped)
+		printf("  skipped:    %" PRIu64 " bytes before a PSB\n", s->skipped);
+	if (s->records_lost)
+		printf("  lost:       %" PRIu64 " records\n", s->records_lost);
+	printf("  errors:     %" PRIu64 "\n", s->errors);
+}
+
+static void print_cpu_text(const struct cpu *c)
+{
+	size_t i;
+
+	printf("cpu %u:\n", c->nr);
+	print_stats_text(&c->st);
+	for (i = 0; i < MAX_ERRORS && i < c->st.errors; i++) {
+		if (c->errs[i].have_off)
+			printf("    error at 0x%" PRIx64 ": %s\n", c->errs[i].off, c->errs[i].msg);
+		else
+			printf("    error: %s\n", c->errs[i].msg);
+	}
+	if (c->st.errors > MAX_ERRORS)
+		printf("    ... and %" PRIu64 " more\n", c->st.errors - MAX_ERRORS);
+	for (i = 0; i < c->ncfgs; i++)
+		printf("  config:     generation %" PRIu64 " at 0x%" PRIx64 ": %s\n",
+		       c->cfgs[i].gen, c->cfgs[i].start, c->cfgs[i].text);
+}
+
+static void print_stats_json(const struct stats *s)
+{
+	bool first = true;
+	int k;
+
+	printf("\"bytes\": %" PRIu64 ", \"spans\": %" PRIu64 ", \"truncated\": %" PRIu64
+	       ", \"collisions\": %" PRIu64 ", \"overwritten\": %" PRIu64
+	       ", \"segments\": %" PRIu64 ", \"packets\": %" PRIu64 ", \"packet_types\": {",
+	       s->bytes, s->spans, s->truncated, s->collisions, s->overwrite, s->segments,
+	       s->packets);
+	for (k = 0; k < K_NR; k++) {
+		if (!s->kinds[k])
+			continue;
+		printf("%s\"%s\": %" PRIu64, first ? "" : ", ", kind_names[k], s->kinds[k]);
+		first = false;
+	}
+	printf("}, \"psbs\": %" PRIu64 ", ", s->kinds[K_PSB]);
+	if (s->have_tsc)
+		printf("\"tsc_first\": %" PRIu64 ", \"tsc_last\": %" PRIu64 ", ",
+		       s->tsc_first, s->tsc_last);
+	else
+		printf("\"tsc_first\": null, \"tsc_last\": null, ");
+	printf("\"ptws\": %" PRIu64 ", \"ovfs\": %" PRIu64 ", \"cut\": %" PRIu64
+	       ", \"skipped\": %" PRIu64 ", \"records_lost\": %" PRIu64 ", \"errors\": %" PRIu64,
+	       s->kinds[K_PTW], s->kinds[K_OVF], s->cut, s->skipped, s->records_lost, s->errors);
+}
+
+static void print_cpu_json(const struct cpu *c)
+{
+	size_t i;
+
+	printf("{\"cpu\": %u, ", c->nr);
+	print_stats_json(&c->st);
+	printf(", \"first_errors\": [");
+	for (i = 0; i < MAX_ERRORS && i < c->st.errors; i++) {
+		printf("%s{\"offset\": ", i ? ", " : "");
+		if (c->errs[i].have_off)
+			printf("%" PRIu64, c->errs[i].off);
+		else
+			printf("null");
+		printf(", \"message\": ");
+		json_str(c->errs[i].msg);
+		printf("}");
+	}
+	printf("], \"config\": [");
+	for (i = 0; i < c->ncfgs; i++) {
+		printf("%s{\"generation\": %" PRIu64 ", \"offset\": %" PRIu64 ", \"config\": ",
+		       i ? ", " : "", c->cfgs[i].gen, c->cfgs[i].start);
+		json_str(c->cfgs[i].text);
+		printf("}");
+	}
+	printf("]}");
+}
+
+/* ------------------------------------------------------------------------
+ * Decoding
+ */
+
+#ifdef HAVE_LIBIPT
+
+static int kind_of(const struct pt_packet *p)
+{
+	switch (p->type) {
+	case ppt_pad: return K_PAD;
+	case ppt_psb: return K_PSB;
+	case ppt_psbend: return K_PSBEND;
+	case ppt_fup: return K_FUP;
+	case ppt_tip: return K_TIP;
+	case ppt_tip_pge: return K_TIP_PGE;
+	case ppt_tip_pgd: return K_TIP_PGD;
+	case ppt_tnt_8: return K_TNT8;
+	case ppt_tnt_64: return K_TNT64;
+	case ppt_mode:
+		return p->payload.mode.leaf == pt_mol_tsx ? K_MODE_TSX : K_MODE_EXEC;
+	case ppt_pip: return K_PIP;
+	case ppt_vmcs: return K_VMCS;
+	case ppt_cbr: return K_CBR;
+	case ppt_tsc: return K_TSC;
+	case ppt_tma: return K_TMA;
+	case ppt_mtc: return K_MTC;
+	case ppt_cyc: return K_CYC;
+	case ppt_stop: return K_STOP;
+	case ppt_ovf: return K_OVF;
+	case ppt_mnt: return K_MNT;
+	case ppt_exstop: return K_EXSTOP;
+	case ppt_mwait: return K_MWAIT;
+	case ppt_pwre: return K_PWRE;
+	case ppt_pwrx: return K_PWRX;
+	case ppt_ptw: return K_PTW;
+	case ppt_unknown: return K_UNKNOWN;
+	default: return K_OTHER;
+	}
+}
+
+static const char *ipc_name(enum pt_ip_compression ipc)
+{
+	switch (ipc) {
+	case pt_ipc_suppressed: return "suppressed";
+	case pt_ipc_update_16: return "upd16";
+	case pt_ipc_update_32: return "upd32";
+	case pt_ipc_sext_48: return "sext48";
+	case pt_ipc_update_48: return "upd48";
+	case pt_ipc_full: return "full";
+	}
+	return "?";
+}
+
+/* The IP of an IP packet against the last IP (which it updates). */
+static bool ip_of(const struct pt_packet_ip *p, uint64_t *last, uint64_t *ip)
+{
+	switch (p->ipc) {
+	case pt_ipc_update_16:
+		*ip = (*last & ~0xffffULL) | (p->ip & 0xffffULL);
+		break;
+	case pt_ipc_update_32:
+		*ip = (*last & ~0xffffffffULL) | (p->ip & 0xffffffffULL);
+		break;
+	case pt_ipc_sext_48:
+		*ip = p->ip & 0xffffffffffffULL;
+		if (*ip & (1ULL << 47))
+			*ip |= 0xffff000000000000ULL;
+		break;
+	case pt_ipc_update_48:
+		*ip = (*last & ~0xffffffffffffULL) | (p->ip & 0xffffffffffffULL);
+		break;
+	case pt_ipc_full:
+		*ip = p->ip;
+		break;
+	default:
+		return false;
+	}
+	*last = *ip;
+	return true;
+}
+
+/* One line of the --packets listing. */
+static void list_packet(uint64_t off, const struct pt_packet *p, int kind, uint64_t *last_ip)
+{
+	uint64_t ip;
+	int i;
+
+	printf("%08" PRIx64 "  %s", off, kind == K_OTHER ? "packet" : kind_names[kind]);
+	switch (kind) {
+	case K_PSB:
+	case K_OVF:
+		*last_ip = 0;
+		break;
+	case K_FUP:
+	case K_TIP:
+	case K_TIP_PGE:
+	case K_TIP_PGD:
+		if (ip_of(&p->payload.ip, last_ip, &ip))
+			printf("  %016" PRIx64 " (%s)", ip, ipc_name(p->payload.ip.ipc));
+		else
+			printf("  (%s)", ipc_name(p->payload.ip.ipc));
+		break;
+	case K_TNT8:
+	case K_TNT64:
+		printf("  ");
+		for (i = p->payload.tnt.bit_size - 1; i >= 0; i--)
+			putchar((p->payload.tnt.payload >> i) & 1 ? 'T' : 'N');
+		printf(" (%u)", p->payload.tnt.bit_size);
+		break;
+	case K_MODE_EXEC:
+		switch (pt_get_exec_mode(&p->payload.mode.bits.exec)) {
+		case ptem_16bit: printf("  16-bit"); break;
+		case ptem_32bit: printf("  32-bit"); break;
+		case ptem_64bit: printf("  64-bit"); break;
+		default: printf("  cs.l=1 cs.d=1"); break;
+		}
+		break;
+	case K_MODE_TSX:
+		printf("  intx=%u abrt=%u", p->payload.mode.bits.tsx.intx,
+		       p->payload.mode.bits.tsx.abrt);
+		break;
+	case K_PIP:
+		printf("  cr3=0x%" PRIx64 "%s", p->payload.pip.cr3, p->payload.pip.nr ? " nr" : "");
+		break;
+	case K_VMCS:
+		printf("  0x%" PRIx64, p->payload.vmcs.base);
+		break;
+	case K_CBR:
+		printf("  %u", p->payload.cbr.ratio);
+		break;
+	case K_TSC:
+		printf("  0x%" PRIx64, p->payload.tsc.tsc);
+		break;
+	case K_TMA:
+		printf("  ctc=0x%x fc=0x%x", p->payload.tma.ctc, p->payload.tma.fc);
+		break;
+	case K_MTC:
+		printf("  0x%x", p->payload.mtc.ctc);
+		break;
+	case K_CYC:
+		printf("  0x%" PRIx64, p->payload.cyc.value);
+		break;
+	case K_MNT:
+		printf("  0x%" PRIx64, p->payload.mnt.payload);
+		break;
+	case K_EXSTOP:
+		if (p->payload.exstop.ip)
+			printf("  ip");
+		break;
+	case K_MWAIT:
+		printf("  hints=0x%x ext=0x%x", p->payload.mwait.hints, p->payload.mwait.ext);
+		break;
+	case K_PWRE:
+		printf("  c%u.%u%s", p->payload.pwre.state, p->payload.pwre.sub_state,
+		       p->payload.pwre.hw ? " hw" : "");
+		break;
+	case K_PWRX:
+		printf("  last=c%u deepest=c%u%s%s%s", p->payload.pwrx.last,
+		       p->payload.pwrx.deepest, p->payload.pwrx.interrupt ? " interrupt" : "",
+		       p->payload.pwrx.store ? " store" : "",
+		       p->payload.pwrx.autonomous ? " autonomous" : "");
+		break;
+	case K_PTW:
+		printf("  0x%" PRIx64 " (%d bytes%s)", p->payload.ptw.payload,
+		       pt_ptw_size(p->payload.ptw.plc), p->payload.ptw.ip ? ", ip" : "");
+		break;
+	case K_OTHER:
+		printf("  type %d", (int)p->type);
+		break;
+	default:
+		break;
+	}
+	putchar('\n');
+}
+
+static const uint8_t psb_pattern[16] = {
+	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+};
+
+/*
+ * Decode aux[b, e), a segment: the hardware ran without a stop from its
+ * start to its end. may_cut: its last span is TRUNCATED/COLLISION.
+ */
+static void decode_segment(struct cpu *c, const struct decode_opts *o, const uint8_t *aux,
+			   uint64_t b, uint64_t e, bool may_cut)
+{
+	struct pt_config config;
+	struct pt_packet_decoder *dec;
+	struct pt_packet pkt;
+	uint64_t off, p, last_ip = 0;
+	int rc, kind;
+
+	if (b == e)
+		return;
+	c->st.segments++;
+	pt_config_init(&config);
+	config.begin = (uint8_t *)aux + b;
+	config.end = (uint8_t *)aux + e;
+	config.cpu.vendor = pcv_intel;
+	if (c->caps.have_fms) {
+		config.cpu.family = (uint16_t)c->caps.family;
+		config.cpu.model = (uint8_t)c->caps.model;
+		config.cpu.stepping = (uint8_t)c->caps.stepping;
+		/* Unknown CPUs (-pte_bad_cpu) have no errata to apply. */
+		(void)pt_cpu_errata(&config.errata, &config.cpu);
+	} else {
+		config.cpu.vendor = pcv_unknown;
+	}
+	config.cpuid_0x15_eax = (uint32_t)c->caps.cpuid_15_eax;
+	config.cpuid_0x15_ebx = (uint32_t)c->caps.cpuid_15_ebx;
+	config.nom_freq = (uint8_t)c->caps.nom_freq;
+	if (c->caps.mtc_freq >= 0)
+		config.mtc_freq = (uint8_t)c->caps.mtc_freq;
+	dec = pt_pkt_alloc_decoder(&config);
+	if (!dec) {
+		cpu_error(c, true, b, "cannot allocate a libipt packet decoder");
+		return;
+	}
+
+	/* A PSB at the start (after PAD bytes), else the first one. */
+	for (p = b; p < e && !aux[p]; p++)
+		;
+	if (p == e || (e - p >= sizeof(psb_pattern) &&
+		       !memcmp(aux + p, psb_pattern, sizeof(psb_pattern)))) {
+		rc = pt_pkt_sync_set(dec, 0);
+	} else {
+		rc = pt_pkt_sync_forward(dec);
+		if (rc >= 0 && pt_pkt_get_sync_offset(dec, &off) >= 0) {
+			c->st.skipped += off;
+			if (o->packets)
+				printf("# %" PRIu64 " bytes skipped to the first PSB\n", off);
+			if (!o->snapshot)
+				cpu_error(c, true, b, "the segment does not start with a PSB: %"
+					  PRIu64 " bytes skipped to the PSB at 0x%" PRIx64,
+					  off, b + off);
+		} else {
+			c->st.skipped += e - b;
+			if (o->packets)
+				printf("# no PSB: %" PRIu64 " bytes not decoded\n", e - b);
+			if (!o->snapshot)
+				cpu_error(c, true, b, "no PSB in the segment [0x%" PRIx64 ", 0x%"
+					  PRIx64 "): %s", b, e, pt_errstr(pt_errcode(rc)));
+		}
+	}
+	while (rc >= 0) {
+		if (pt_pkt_get_offset(dec, &off) < 0)
+			break;
+		rc = pt_pkt_next(dec, &pkt, sizeof(pkt));
+		if (rc == -pte_eos) {
+			if (b + off == e)
+				break;
+			if (may_cut) {
+				c->st.cut++;
+				if (o->packets)
+					printf("%08" PRIx64 "  cut  (%" PRIu64 " bytes: the hardware "
+					       "stopped, span TRUNCATED/COLLISION)\n",
+					       b + off, e - b - off);
+				break;
+			}
+			cpu_error(c, true, b + off, "packet cut short at the end of the segment "
+				  "(%" PRIu64 " bytes left), but its last span is not "
+				  "TRUNCATED/COLLISION", e - b - off);
+			if (o->packets)
+				printf("%08" PRIx64 "  error  packet cut short (%" PRIu64
+				       " bytes left)\n", b + off, e - b - off);
+			break;
+		}
+		if (rc < 0) {
+			cpu_error(c, true, b + off, "%s", pt_errstr(pt_errcode(rc)));
+			if (o->packets)
+				printf("%08" PRIx64 "  error  %s\n", b + off,
+				       pt_errstr(pt_errcode(rc)));
+			rc = pt_pkt_sync_forward(dec);
+			if (rc < 0) {
+				if (o->packets)
+					printf("# no further PSB in the segment\n");
+				break;
+			}
+			if (pt_pkt_get_sync_offset(dec, &p) >= 0 && o->packets)
+				printf("# resynchronised at the PSB at %08" PRIx64 "\n", b + p);
+			last_ip = 0;
+			continue;
+		}
+		kind = kind_of(&pkt);
+		c->st.packets++;
+		c->st.kinds[kind]++;
+		if (kind == K_TSC) {
+			if (!c->st.have_tsc)
+				c->st.tsc_first = pkt.payload.tsc.tsc;
+			c->st.tsc_last = pkt.payload.tsc.tsc;
+			c->st.have_tsc = true;
+		}
+		if (o->packets)
+			list_packet(b + off, &pkt, kind, &last_ip);
+	}
+	pt_pkt_free_decoder(dec);
+}
+
+#endif /* HAVE_LIBIPT */
+
+/* mmap of a whole file (or NULL with *len 0 for an empty one). */
+static const uint8_t *map_file(const char *path, size_t *len, int *err)
+{
+	struct stat sb;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*len = 0;
+	*err = 0;
+	if (fd < 0) {
+		*err = errno;
+		return NULL;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		*err = S_ISREG(sb.st_mode) ? errno : EINVAL;
+		close(fd);
+		return NULL;
+	}
+	if (sb.st_size == 0) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		*err = errno;
+		return NULL;
+	}
+	*len = (size_t)sb.st_size;
+	return p;
+}
+
+/* Everything about one CPU; false when its files cannot be read at all. */
+static bool decode_cpu(struct cpu *c, const struct decode_opts *o, const struct meta *m)
+{
+	char name[32];
+	char *path;
+	unsigned char *data;
+	const uint8_t *aux;
+	size_t dlen = 0, alen = 0, i, seg_first = 0, ci = 0;
+	uint64_t described;
+	int err;
+
+	meta_cpu_caps(m, c->nr, &c->caps);
+
+	snprintf(name, sizeof(name), "cpu%u.data", c->nr);
+	path = path_in(o->dir, name);
+	data = read_file(path, &dlen);
+	if (!data) {
+		fprintf(stderr, "tracebuf: decode: %s: %s\n", path, strerror(errno));
+		free(path);
+		return false;
+	}
+	free(path);
+	read_records(c, data, dlen);
+	free(data);
+
+	snprintf(name, sizeof(name), "cpu%u.aux", c->nr);
+	path = path_in(o->dir, name);
+	aux = map_file(path, &alen, &err);
+	if (err) {
+		fprintf(stderr, "tracebuf: decode: %s: %s\n", path, strerror(err));
+		free(path);
+		return false;
+	}
+	free(path);
+
+	c->st.bytes = alen;
+	c->st.spans = c->nspans;
+	described = c->nspans ? c->spans[c->nspans - 1].start + c->spans[c->nspans - 1].size : 0;
+	if (described != alen)
+		cpu_error(c, true, described < alen ? described : alen,
+			  "the AUX records of cpu%u.data describe %" PRIu64 " bytes, cpu%u.aux "
+			  "has %zu", c->nr, described, c->nr, alen);
+	/* Bytes no record describes: one more span, so that they are decoded. */
+	if (described < alen) {
+		c->spans = xrealloc(c->spans, c->nspans + 1, sizeof(*c->spans));
+		c->spans[c->nspans] = (struct span){
+			.ring_off = 0, .size = alen - described, .flags = 0,
+			.start = described, .cfg_first = false,
+		};
+		c->nspans++;
+	}
+	for (i = 0; i < c->nspans; i++) {
+		const struct span *s = &c->spans[i];
+
+		if (s->flags & TRACEBUF_AUX_F_TRUNCATED)
+			c->st.truncated++;
+		if (s->flags & TRACEBUF_AUX_F_COLLISION)
+			c->st.collisions++;
+		if (s->flags & TRACEBUF_AUX_F_OVERWRITE)
+			c->st.overwrite++;
+	}
+
+	if (o->packets)
+		printf("# cpu %u: cpu%u.aux, %zu bytes, %zu spans\n", c->nr, c->nr, alen,
+		       c->st.spans);
+	for (i = 0; i < c->nspans; i++) {
+		const struct span *s = &c->spans[i];
+		const struct span *n = i + 1 < c->nspans ? &c->spans[i + 1] : NULL;
+		bool stop = s->flags & (TRACEBUF_AUX_F_TRUNCATED | TRACEBUF_AUX_F_COLLISION);
+		uint64_t b = c->spans[seg_first].start, e = s->start + s->size;
+
+		if (n && !stop && !n->cfg_first &&
+		    !(o->snapshot && ((n->flags & TRACEBUF_AUX_F_OVERWRITE) ||
+				      n->ring_off != s->ring_off + s->size)))
+			continue;
+		/* spans seg_first..i: one segment, clipped to what the file holds */
+		if (b > alen)
+			b = alen;
+		if (e > alen)
+			e = alen;
+		if (b == e) {		/* empty spans only: nothing to decode */
+			seg_first = i + 1;
+			continue;
+		}
+		if (o->packets) {
+			for (; ci < c->ncfgs && c->cfgs[ci].start <= b; ci++)
+				printf("# config generation %" PRIu64 ": %s\n", c->cfgs[ci].gen,
+				       c->cfgs[ci].text);
+			printf("# segment %" PRIu64 ": [0x%" PRIx64 ", 0x%" PRIx64 "), spans %zu-%zu%s\n",
+			       c->st.segments, b, e, seg_first, i,
+			       stop ? (s->flags & TRACEBUF_AUX_F_COLLISION ? ", ends COLLISION" :
+				       ", ends TRUNCATED") : "");
+		}
+#ifdef HAVE_LIBIPT
+		decode_segment(c, o, aux, b, e, stop);
+#else
+		(void)stop;
+#endif
+		seg_first = i + 1;
+	}
+	if (o->packets)
+		for (; ci < c->ncfgs; ci++)
+			printf("# config generation %" PRIu64 ": %s\n", c->cfgs[ci].gen,
+			       c->cfgs[ci].text);
+	if (aux)
+		munmap((void *)aux, alen);
+	return true;
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The CPUs of the capture: meta.json's "cpus", or else every cpuN.data or
+ * cpuN.aux in the directory. Returns the count, -1 on error.
+ */
+static long capture_cpus(const char *dir, const struct meta *m, unsigned int **out)
+{
+	unsigned int *cpus = NULL;
+	long n = 0, i, j;
+	const char *arr = m->text ? js_get(m->text, "cpus") : NULL;
+	const char *v;
+	uint64_t x;
+	DIR *d;
+	struct dirent *de;
+
+	if (arr) {
+		for (i = 0; (v = js_idx(arr, (unsigned int)i)); i++) {
+			if (!js_u64(v, &x) || x >= MAX_CPUS) {
+				fprintf(stderr, "tracebuf: decode: %s/meta.json: bad \"cpus\" entry\n",
+					dir);
+				free(cpus);
+				return -1;
+			}
+			cpus = xrealloc(cpus, (size_t)n + 1, sizeof(*cpus));
+			cpus[n++] = (unsigned int)x;
+		}
+	} else {
+		d = opendir(dir);
+		if (!d) {
+			fprintf(stderr, "tracebuf: decode: %s: %s\n", dir, strerror(errno));
+			return -1;
+		}
+		while ((de = readdir(d))) {
+			unsigned int c;
+			char suffix[8];
+
+			if (sscanf(de->d_name, "cpu%u.%7s", &c, suffix) != 2 || c >= MAX_CPUS ||
+			    (strcmp(suffix, "aux") && strcmp(suffix, "data")))
+				continue;
+			cpus = xrealloc(cpus, (size_t)n + 1, sizeof(*cpus));
+			cpus[n++] = c;
+		}
+		closedir(d);
+	}
+	if (n > 1)
+		qsort(cpus, (size_t)n, sizeof(*cpus), cmp_uint);
+	for (i = j = 0; i < n; i++)
+		if (!j || cpus[j - 1] != cpus[i])
+			cpus[j++] = cpus[i];
+	*out = cpus;
+	return j;
+}
+
+/*
+ * meta.json, if there is one. Returns false (with a message) when DIR is
+ * not a capture directory at all.
+ */
+static bool read_meta(const char *dir, const char *cmd, struct meta *m)
+{
+	struct stat sb;
+	char *path;
+	size_t len;
+	uint64_t fmt;
+
+	memset(m, 0, sizeof(*m));
+	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "tracebuf: %s: %s: %s\n", cmd, dir,
+			stat(dir, &sb) < 0 ? strerror(errno) : "not a directory");
+		return false;
+	}
+	path = path_in(dir, TB_CAPTURE_META);
+	m->text = (char *)read_file(path, &len);
+	if (!m->text) {
+		if (errno != ENOENT) {
+			fprintf(stderr, "tracebuf: %s: %s: %s\n", cmd, path, strerror(errno));
+			free(path);
+			return false;
+		}
+		fprintf(stderr, "tracebuf: %s: warning: %s: no such file; assuming an Intel "
+			"PT capture\n", cmd, path);
+		free(path);
+		return true;
+	}
+	if (strlen(m->text) != len || !js_skip(m->text, 0) || *js_ws(m->text) != '{') {
+		fprintf(stderr, "tracebuf: %s: %s: not a JSON object\n", cmd, path);
+		free(path);
+		free(m->text);
+		m->text = NULL;
+		return false;
+	}
+	if (js_u64(js_get(m->text, "format"), &fmt) && fmt != TB_CAPTURE_FORMAT) {
+		fprintf(stderr, "tracebuf: %s: %s: capture format %" PRIu64 ", this tool "
+			"reads format %d\n", cmd, path, fmt, TB_CAPTURE_FORMAT);
+		free(path);
+		free(m->text);
+		m->text = NULL;
+		return false;
+	}
+	free(path);
+	js_str(js_get(m->text, "backend"), m->backend, sizeof(m->backend));
+	m->snapshot = js_bool(js_get(m->text, "snapshot"));
+	if (js_get(m->text, "complete")) {
+		m->have_complete = true;
+		m->complete = js_bool(js_get(m->text, "complete"));
+	}
+	return true;
+}
+
+int cmd_decode(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "packets", no_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct decode_opts o = { 0 };
+	struct meta m;
+	struct cpu *cpus;
+	struct stats total = { 0 };
+	unsigned int *nrs = NULL;
+	long ncpus, i, want_cpu = -1;
+	bool bad = false;
+	char *end;
+	int c;
+
+	getopt_start();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			errno = 0;
+			want_cpu = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || want_cpu < 0 || want_cpu >= MAX_CPUS)
+				return usage_err("decode", "invalid CPU number", optarg);
+			break;
+		case 'p':
+			o.packets = true;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'h':
+			decode_usage(stdout);
+			return TB_EXIT_OK;
+		default:
+			return bad_opt("decode", argv, c);
+		}
+	}
+	if (optind >= argc)
+		return usage_err("decode", "missing capture directory", NULL);
+	if (argc - optind > 1)
+		return usage_err("decode", "unexpected argument", argv[optind + 1]);
+	if (o.packets && o.json)
+		return usage_err("decode", "--packets and --json cannot be combined", NULL);
+	o.dir = argv[optind];
+
+#ifndef HAVE_LIBIPT
+	fputs("tracebuf: decode needs libipt: install libipt-dev (Debian: apt-get "
+	      "install libipt-dev) and rebuild\n", stderr);
+	return TB_EXIT_FAIL;
+#endif
+
+	if (!read_meta(o.dir, "decode", &m))
+		return TB_EXIT_FAIL;
+	if (m.backend[0] && strcmp(m.backend, "intel_pt")) {
+		if (!strcmp(m.backend, "coresight"))
+			fprintf(stderr, "tracebuf: decode: %s: CoreSight captures are not "
+				"supported yet\n", o.dir);
+		else
+			fprintf(stderr, "tracebuf: decode: %s: backend \"%s\": only intel_pt "
+				"captures can be decoded\n", o.dir, m.backend);
+		free(m.text);
+		return TB_EXIT_FAIL;
+	}
+	o.snapshot = m.snapshot;
+	if (m.have_complete && !m.complete)
+		fprintf(stderr, "tracebuf: decode: warning: %s: the capture is not complete "
+			"(\"complete\": false)\n", o.dir);
+
+	ncpus = capture_cpus(o.dir, &m, &nrs);
+	if (ncpus < 0) {
+		free(m.text);
+		return TB_EXIT_FAIL;
+	}
+	if (want_cpu >= 0) {
+		for (i = 0; i < ncpus && nrs[i] != (unsigned int)want_cpu; i++)
+			;
+		if (i == ncpus) {
+			fprintf(stderr, "tracebuf: decode: %s: CPU %ld is not in the capture\n",
+				o.dir, want_cpu);
+			free(nrs);
+			free(m.text);
+			return TB_EXIT_FAIL;
+		}
+		nrs[0] = (unsigned int)want_cpu;
+		ncpus = 1;
+	}
+	if (ncpus == 0) {
+		fprintf(stderr, "tracebuf: decode: %s: no cpuN.data or cpuN.aux: not a "
+			"capture directory\n", o.dir);
+		free(nrs);
+		free(m.text);
+		return TB_EXIT_FAIL;
+	}
+
+	cpus = xrealloc(NULL, (size_t)ncpus, sizeof(*cpus));
+	memset(cpus, 0, (size_t)ncpus * sizeof(*cpus));
+	for (i = 0; i < ncpus; i++) {
+		cpus[i].nr = nrs[i];
+		if (!decode_cpu(&cpus[i], &o, &m))
+			bad = true;
+		stats_add(&total, &cpus[i].st);
+	}
+
+	if (o.json) {
+		printf("{\"dir\": ");
+		json_str(o.dir);
+		printf(", \"backend\": \"intel_pt\", \"snapshot\": %s, \"cpus\": [",
+		       o.snapshot ? "true" : "false");
+		for (i = 0; i < ncpus; i++) {
+			printf("%s", i ? ", " : "");
+			print_cpu_json(&cpus[i]);
+		}
+		printf("], \"total\": {");
+		print_stats_json(&total);
+		printf("}}\n");
+	} else if (!o.packets) {
+		for (i = 0; i < ncpus; i++)
+			print_cpu_text(&cpus[i]);
+		if (ncpus > 1) {
+			printf("total:\n");
+			print_stats_text(&total);
+		}
+	} else {
+		for (i = 0; i < ncpus; i++)
+			if (cpus[i].st.errors)
+				fprintf(stderr, "tracebuf: decode: cpu %u: %" PRIu64 " errors\n",
+					cpus[i].nr, cpus[i].st.errors);
+	}
+
+	for (i = 0; i < ncpus; i++) {
+		size_t k;
+
+		for (k = 0; k < cpus[i].ncfgs; k++)
+			free(cpus[i].cfgs[k].text);
+		free(cpus[i].cfgs);
+		free(cpus[i].spans);
+	}
+	free(cpus);
+	free(nrs);
+	free(m.text);
+	return bad || total.errors ? TB_EXIT_FAIL : TB_EXIT_OK;
+}
+
+/*
+ * tracebuf export --opencsd DIR OUT
+ *
+ * STUB. Meant to turn a CoreSight capture into what OpenCSD's
+ * trc_pkt_lister reads (a snapshot directory: snapshot.ini, device and
+ * trace-buffer .ini files and the raw trace). There is no CoreSight
+ * backend yet, so this only checks its arguments, says why there is
+ * nothing to export, and fails; the CoreSight issue implements it.
+ */
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "opencsd", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct meta m;
+	bool opencsd = false;
+	int c;
+
+	getopt_start();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			opencsd = true;
+			break;
+		case 'h':
+			export_usage(stdout);
+			return TB_EXIT_OK;
+		default:
+			return bad_opt("export", argv, c);
+		}
+	}
+	if (!opencsd)
+		return usage_err("export", "missing the output format (--opencsd)", NULL);
+	if (argc - optind < 2)
+		return usage_err("export", argc - optind ? "missing output directory" :
+				 "missing capture directory", NULL);
+	if (argc - optind > 2)
+		return usage_err("export", "unexpected argument", argv[optind + 2]);
+
+	if (!read_meta(argv[optind], "export", &m))
+		return TB_EXIT_FAIL;
+	if (!strcmp(m.backend, "coresight"))
+		fputs("tracebuf: export --opencsd: not supported yet\n", stderr);
+	else
+		fprintf(stderr, "tracebuf: export --opencsd: the capture has no CoreSight "
+			"trace (backend %s)\n", m.backend[0] ? m.backend : "intel_pt");
+	free(m.text);
+	return TB_EXIT_FAIL;
+}

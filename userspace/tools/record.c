@@ -1,0 +1,1510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf record: one session per CPU, the data ring and the AUX area of
+ * each drained into a capture directory (capture.h) until a duration
+ * passes, a command exits, or SIGINT/SIGTERM.
+ *
+ * Draining a CPU walks its data records (tracebuf_peek/advance), appends
+ * each to cpuN.data and, for an AUX record, writes the span straight from
+ * the AUX mapping to cpuN.aux (two iovecs when it wraps), then releases
+ * it. One thread: epoll on the session fds and a signalfd, with a 100 ms
+ * timeout that drains every CPU whatever woke us.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libtracebuf.h>
+
+#include "capture.h"
+#include "tool.h"
+
+#define DEF_DATA_SIZE	(256ULL << 10)
+#define DEF_AUX_SIZE	(1ULL << 20)
+#define DEF_OUTPUT	"tracebuf.data"
+#define MAX_CPUS	8192		/* CPU numbers below this in a CPU list */
+#define WBUF_SIZE	(64U << 10)	/* cpuN.data write buffer */
+#define TICK_MS		100		/* drain everything at least this often */
+#define SIGFD_TAG	UINT32_MAX
+
+static const char record_usage[] =
+	"Usage: tracebuf record [-a | -C CPULIST] [-b BACKEND] [-c CONFIG] [--data-size N]\n"
+	"                       [--aux-size N] [--snapshot] [-o DIR] [--duration T]\n"
+	"                       [--allow-loss] [-q] [-- COMMAND [ARGS...]]\n"
+	"\n"
+	"  -a, --all-cpus       trace every online CPU (the default)\n"
+	"  -C, --cpu CPULIST    trace these CPUs, e.g. 0,2-3\n"
+	"  -b, --backend NAME   trace backend (default: auto, the first present)\n"
+	"  -c, --config STRING  driver configuration, key=value,... (see 'tracebuf config --list')\n"
+	"      --data-size N    data ring per CPU, a power of two (K, M, G suffixes; default 256K)\n"
+	"      --aux-size N     AUX ring per CPU, a power of two (default 1M)\n"
+	"      --snapshot       snapshot mode: the hardware overwrites the AUX ring; SIGUSR2\n"
+	"                       and the stop save its newest contents\n"
+	"  -o, --output DIR     capture directory (default: " DEF_OUTPUT ")\n"
+	"  -d, --duration T     stop after T seconds (1.5, 500ms, 2s)\n"
+	"      --allow-loss     exit 0 even if trace was lost\n"
+	"  -q, --quiet          no progress line\n"
+	"  -- COMMAND ARGS      run COMMAND, stop when it exits\n";
+
+/* One traced CPU. */
+struct rcpu {
+	unsigned int cpu;
+	struct tracebuf_session s;
+	int data_fd, aux_fd;
+	unsigned char *wbuf;
+	size_t wlen;
+	int stopped;			/* EPOLLERR/EPOLLHUP seen: out of epoll */
+	int enabled;
+	const char *error;		/* why it stopped early, or NULL */
+	char *config;			/* canonical configuration */
+	uint64_t generation;
+	int have_caps;
+	struct tracebuf_pt_caps caps;
+	/* What went into the capture. */
+	uint64_t data_bytes, records, aux_bytes, aux_spans;
+	uint64_t truncations, collisions, lost_recs, aux_gap;
+	/* From the control page at the end. */
+	uint64_t ctl_lost, ctl_trunc, ctl_coll, ctl_padding;
+	uint64_t prog_bytes;		/* aux_bytes at the last progress line */
+};
+
+struct record {
+	/* Options. */
+	unsigned int *cpus;
+	unsigned int nr_cpus;
+	char backend[TRACEBUF_NAME_LEN];
+	const char *config;
+	uint64_t data_size, aux_size;
+	int snapshot, allow_loss, quiet;
+	const char *outdir;
+	double duration;		/* seconds; 0: none */
+	char **command;			/* NULL-terminated, or NULL */
+
+	/* State. */
+	struct rcpu *c;
+	struct tracebuf_info info;
+	char backend_name[TRACEBUF_NAME_LEN + 1];
+	int emulated, has_aux;
+	int epfd, sigfd;
+	pid_t child;
+	int child_status, child_done, child_failed_exec;
+	uint64_t start_ns, end_ns;
+	struct timespec start_rt;
+	int fatal;			/* a write error: stop everything */
+	int progress;
+	size_t progress_len;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- option parsing ---------------------------------------------------- */
+
+/* N, NK, NM, NG; a power of two of at least min bytes, at most max. */
+static int parse_size(const char *opt, const char *arg, uint64_t min, uint64_t max,
+		      uint64_t *out)
+{
+	char msg[96];
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end == arg || *arg == '-' || *arg == '+' || errno)
+		goto bad;
+	switch (*end) {
+	case 0:
+		break;
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	default:
+		goto bad;
+	}
+	if (*end && end[1] && strcmp(end + 1, "iB") && strcmp(end + 1, "B"))
+		goto bad;
+	if (v > (UINT64_MAX >> shift))
+		goto toobig;
+	v <<= shift;
+	if (!v || (v & (v - 1))) {
+		snprintf(msg, sizeof(msg), "invalid %s (not a power of two)", opt);
+		return tb_usage_error(msg, arg);
+	}
+	if (v < min) {
+		snprintf(msg, sizeof(msg), "invalid %s (less than the page size, %" PRIu64 ")",
+			 opt, min);
+		return tb_usage_error(msg, arg);
+	}
+	if (v > max)
+		goto toobig;
+	*out = v;
+	return 0;
+toobig:
+	snprintf(msg, sizeof(msg), "invalid %s (more than %" PRIu64 "M)", opt, max >> 20);
+	return tb_usage_error(msg, arg);
+bad:
+	snprintf(msg, sizeof(msg), "invalid %s (a number with an optional K, M or G)", opt);
+	return tb_usage_error(msg, arg);
+}
+
+/* 1.5, 2s, 500ms: seconds, positive and finite. */
+static int parse_duration(const char *arg, double *out)
+{
+	double v, scale = 1;
+	char *end;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno || !isfinite(v) || *arg == '-' || *arg == '+')
+		goto bad;
+	if (!strcmp(end, "ms"))
+		scale = 1e-3;
+	else if (!strcmp(end, "us"))
+		scale = 1e-6;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		scale = 60;
+	else if (*end && strcmp(end, "s"))
+		goto bad;
+	v *= scale;
+	if (!(v > 0) || v > 1e9)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return tb_usage_error("invalid duration", arg);
+}
+
+/* "0,2-3" into a sorted list without duplicates; -1 if malformed. */
+static int parse_cpulist(const char *arg, unsigned int **cpus, unsigned int *nr)
+{
+	static unsigned char set[MAX_CPUS];
+	const char *p = arg;
+	unsigned int i, n = 0;
+
+	memset(set, 0, sizeof(set));
+	for (;;) {
+		unsigned long a, b;
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		a = strtoul(p, &end, 10);
+		if (errno || a >= MAX_CPUS)
+			return -1;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return -1;
+			b = strtoul(p, &end, 10);
+			if (errno || b >= MAX_CPUS || b < a)
+				return -1;
+			p = end;
+		}
+		for (i = (unsigned int)a; i <= b; i++)
+			set[i] = 1;
+		if (!*p || *p == '\n')
+			break;
+		if (*p++ != ',')
+			return -1;
+	}
+	for (i = 0; i < MAX_CPUS; i++)
+		n += set[i];
+	*cpus = calloc(n, sizeof(**cpus));
+	if (!*cpus)
+		return -1;
+	*nr = 0;
+	for (i = 0; i < MAX_CPUS; i++)
+		if (set[i])
+			(*cpus)[(*nr)++] = i;
+	return 0;
+}
+
+static int read_online(char *buf, size_t size)
+{
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = 0;
+	return 0;
+}
+
+static int cpu_online(unsigned int cpu)
+{
+	unsigned int *cpus, nr, i;
+	char buf[4096];
+	int on = 0;
+
+	if (read_online(buf, sizeof(buf)) || parse_cpulist(buf, &cpus, &nr))
+		return -1;
+	for (i = 0; i < nr; i++)
+		on |= cpus[i] == cpu;
+	free(cpus);
+	return on;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* writev() all of it (a regular file may take less: then again). */
+static int write_all(int fd, struct iovec *iov, int cnt)
+{
+	while (cnt > 0) {
+		ssize_t n = writev(fd, iov, cnt);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		while (cnt > 0 && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt > 0) {
+			iov->iov_base = (char *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+static int write_buf(int fd, const void *buf, size_t len)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	return len ? write_all(fd, &iov, 1) : 0;
+}
+
+static void write_failed(struct record *R, struct rcpu *c, const char *what, int err)
+{
+	if (!R->fatal)
+		fprintf(stderr, "\ntracebuf: cannot write %s/cpu%u.%s: %s\n", R->outdir, c->cpu,
+			what, strerror(-err));
+	R->fatal = 1;
+}
+
+static void flush_data(struct record *R, struct rcpu *c)
+{
+	int ret;
+
+	if (!c->wlen || R->fatal)
+		return;
+	ret = write_buf(c->data_fd, c->wbuf, c->wlen);
+	if (ret)
+		write_failed(R, c, "data", ret);
+	c->wlen = 0;
+}
+
+static void append_record(struct record *R, struct rcpu *c, const struct tracebuf_record *r)
+{
+	size_t size = r->hdr.size;
+
+	if (c->wlen + size > WBUF_SIZE)
+		flush_data(R, c);
+	if (size > WBUF_SIZE) {
+		int ret = R->fatal ? 0 : write_buf(c->data_fd, r, size);
+
+		if (ret)
+			write_failed(R, c, "data", ret);
+	} else {
+		memcpy(c->wbuf + c->wlen, r, size);
+		c->wlen += size;
+	}
+	c->data_bytes += size;
+	c->records++;
+}
+
+/* Bytes [pos, pos + len) of the AUX area to cpuN.aux, from the mapping. */
+static int write_span(struct record *R, struct rcpu *c, uint64_t pos, uint64_t len)
+{
+	uint64_t mask = c->s.aux_size - 1, off = pos & mask;
+	struct iovec iov[2];
+	int cnt = 1, ret;
+
+	if (!len || R->fatal)
+		return 0;
+	iov[0].iov_base = (void *)tracebuf_aux_ptr(&c->s, pos);
+	iov[0].iov_len = (size_t)len;
+	if (off + len > c->s.aux_size) {
+		iov[0].iov_len = (size_t)(c->s.aux_size - off);
+		iov[1].iov_base = (void *)tracebuf_aux_ptr(&c->s, 0);
+		iov[1].iov_len = (size_t)(len - iov[0].iov_len);
+		cnt = 2;
+	}
+	ret = write_all(c->aux_fd, iov, cnt);
+	if (ret)
+		write_failed(R, c, "aux", ret);
+	return ret;
+}
+
+/* ---- draining ----------------------------------------------------------- */
+
+static void drain(struct record *R, struct rcpu *c)
+{
+	const struct tracebuf_record *r;
+
+	if (!c->s.ctl)
+		return;
+	while (!R->fatal && (r = tracebuf_peek(&c->s)) != NULL) {
+		uint64_t end = 0;
+		int aux = 0;
+
+		if (r->hdr.type == TRACEBUF_REC_AUX && c->s.aux &&
+		    r->hdr.size >= sizeof(struct tracebuf_rec_aux)) {
+			const struct tracebuf_rec_aux *a = (const void *)r;
+			uint64_t head = tracebuf_aux_head(&c->s);
+
+			end = a->aux_offset + a->aux_size;
+			/* The record is committed just before aux_head moves. */
+			if ((int64_t)(head - end) < 0)
+				break;
+			if (a->aux_size > c->s.aux_size) {
+				fprintf(stderr, "\ntracebuf: CPU %u: AUX span of %" PRIu64
+					" bytes in a ring of %" PRIu64 ": stopping\n", c->cpu,
+					(uint64_t)a->aux_size, c->s.aux_size);
+				R->fatal = 1;
+				break;
+			}
+			/* Bytes published with no record (it did not fit): lost. */
+			if (!R->snapshot && (int64_t)(a->aux_offset - c->s.aux_tail) > 0)
+				c->aux_gap += a->aux_offset - c->s.aux_tail;
+			if (write_span(R, c, a->aux_offset, a->aux_size))
+				break;
+			c->aux_bytes += a->aux_size;
+			c->aux_spans++;
+			if (a->flags & TRACEBUF_AUX_F_TRUNCATED)
+				c->truncations++;
+			if (a->flags & TRACEBUF_AUX_F_COLLISION)
+				c->collisions++;
+			aux = 1;
+		} else if (r->hdr.type == TRACEBUF_REC_LOST &&
+			   r->hdr.size >= sizeof(struct tracebuf_rec_lost)) {
+			c->lost_recs += ((const struct tracebuf_rec_lost *)(const void *)r)->count;
+		}
+		append_record(R, c, r);
+		tracebuf_advance(&c->s, r);
+		if (aux)
+			tracebuf_aux_release(&c->s, end);
+	}
+	flush_data(R, c);
+	if (tracebuf_ring_error(&c->s) && !c->error) {
+		c->error = "corrupt data ring";
+		fprintf(stderr, "\ntracebuf: CPU %u: %s\n", c->cpu,
+			tracebuf_strerror(tracebuf_ring_error(&c->s)));
+		R->fatal = 1;
+	}
+}
+
+static void drain_all(struct record *R)
+{
+	unsigned int i;
+
+	for (i = 0; i < R->nr_cpus; i++)
+		drain(R, &R->c[i]);
+}
+
+static uint64_t ctl_read(const __u64 *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static void read_counters(struct rcpu *c)
+{
+	if (!c->s.ctl)
+		return;
+	c->ctl_lost = ctl_read(&c->s.ctl->records_lost);
+	c->ctl_trunc = ctl_read(&c->s.ctl->aux_truncations);
+	c->ctl_coll = ctl_read(&c->s.ctl->aux_collisions);
+	c->ctl_padding = ctl_read(&c->s.ctl->aux_padding);
+}
+
+/* Records lost: the LOST records seen, or the kernel's count if more. */
+static uint64_t lost_records(const struct rcpu *c)
+{
+	return c->ctl_lost > c->lost_recs ? c->ctl_lost : c->lost_recs;
+}
+
+static uint64_t truncations(const struct rcpu *c)
+{
+	return c->ctl_trunc > c->truncations ? c->ctl_trunc : c->truncations;
+}
+
+static uint64_t collisions(const struct rcpu *c)
+{
+	return c->ctl_coll > c->collisions ? c->ctl_coll : c->collisions;
+}
+
+static int cpu_lost(const struct rcpu *c)
+{
+	return lost_records(c) || truncations(c) || collisions(c) || c->aux_gap;
+}
+
+/* ---- meta.json ---------------------------------------------------------- */
+
+static void json_u32x4(FILE *f, const char *key, const uint32_t *v)
+{
+	fprintf(f, "\"%s\": [%u, %u, %u, %u]", key, v[0], v[1], v[2], v[3]);
+}
+
+static void json_cstr(FILE *f, const char *s)
+{
+	if (s)
+		tb_json_str(f, s, strlen(s));
+	else
+		fputs("null", f);
+}
+
+static void write_meta_to(struct record *R, FILE *f, int complete)
+{
+	unsigned int i;
+	int lost = 0;
+
+	fprintf(f, "{\n\"format\": %d,\n\"tool_version\": ", TB_CAPTURE_FORMAT);
+	json_cstr(f, TRACEBUF_VERSION);
+	fputs(",\n\"module_version\": ", f);
+	tb_json_str(f, R->info.module_version,
+		    strnlen(R->info.module_version, sizeof(R->info.module_version)));
+	fprintf(f, ",\n\"abi_version\": %u,\n\"backend\": ", R->info.abi_version);
+	json_cstr(f, R->backend_name);
+	fprintf(f, ",\n\"emulated\": %s,\n\"page_size\": %u,\n\"data_size\": %" PRIu64
+		",\n\"aux_size\": %" PRIu64 ",\n\"snapshot\": %s,\n",
+		R->emulated ? "true" : "false", R->info.page_size, R->data_size,
+		R->has_aux ? R->aux_size : 0, R->snapshot ? "true" : "false");
+	fprintf(f, "\"data_watermark\": %" PRIu64 ",\n\"aux_watermark\": %" PRIu64 ",\n",
+		R->data_size / 4, R->has_aux && !R->snapshot ? R->aux_size / 4 : 0);
+	fprintf(f, "\"clock\": \"CLOCK_MONOTONIC\",\n\"start_ns\": %" PRIu64
+		",\n\"end_ns\": %" PRIu64 ",\n\"start_realtime\": %lld.%09ld,\n",
+		R->start_ns, R->end_ns, (long long)R->start_rt.tv_sec, R->start_rt.tv_nsec);
+	fputs("\"config_requested\": ", f);
+	json_cstr(f, R->config);
+	fputs(",\n\"command\": ", f);
+	if (R->command) {
+		fputc('[', f);
+		for (i = 0; R->command[i]; i++) {
+			fputs(i ? ", " : "", f);
+			json_cstr(f, R->command[i]);
+		}
+		fputc(']', f);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\n\"command_exit\": ", f);
+	if (R->child_done && WIFEXITED(R->child_status))
+		fprintf(f, "%d", WEXITSTATUS(R->child_status));
+	else
+		fputs("null", f);
+	fputs(",\n\"command_signal\": ", f);
+	if (R->child_done && WIFSIGNALED(R->child_status))
+		fprintf(f, "%d", WTERMSIG(R->child_status));
+	else
+		fputs("null", f);
+	fputs(",\n\"cpus\": [", f);
+	for (i = 0; i < R->nr_cpus; i++)
+		fprintf(f, "%s%u", i ? ", " : "", R->cpus[i]);
+	fputs("],\n\"per_cpu\": {", f);
+	for (i = 0; i < R->nr_cpus; i++) {
+		struct rcpu *c = &R->c[i];
+
+		lost |= cpu_lost(c);
+		fprintf(f, "%s\n  \"%u\": {\"config\": ", i ? "," : "", c->cpu);
+		json_cstr(f, c->config);
+		fprintf(f, ", \"generation\": %" PRIu64 ",\n    \"caps\": ", c->generation);
+		if (c->have_caps) {
+			const struct tracebuf_pt_caps *p = &c->caps;
+
+			fputc('{', f);
+			json_u32x4(f, "cpuid_14_0", p->cpuid_14_0);
+			fputs(", ", f);
+			json_u32x4(f, "cpuid_14_1", p->cpuid_14_1);
+			fputs(", ", f);
+			json_u32x4(f, "cpuid_15", p->cpuid_15);
+			fprintf(f, ",\n      \"family\": %u, \"model\": %u, \"stepping\": %u, "
+				"\"max_nonturbo_ratio\": %u, \"nr_addr_ranges\": %u, "
+				"\"mtc_periods\": %u, \"cyc_thresholds\": %u, \"psb_periods\": %u, "
+				"\"flags\": %" PRIu64 "}", p->family, p->model, p->stepping,
+				p->max_nonturbo_ratio, p->nr_addr_ranges, p->mtc_periods,
+				p->cyc_thresholds, p->psb_periods, (uint64_t)p->flags);
+		} else {
+			fputs("null", f);
+		}
+		fprintf(f, ",\n    \"aux_bytes\": %" PRIu64 ", \"aux_spans\": %" PRIu64
+			", \"aux_truncations\": %" PRIu64 ", \"aux_collisions\": %" PRIu64
+			", \"aux_padding\": %" PRIu64 ", \"aux_gap_bytes\": %" PRIu64
+			",\n    \"records\": %" PRIu64 ", \"records_lost\": %" PRIu64
+			", \"data_bytes\": %" PRIu64 ", \"error\": ",
+			c->aux_bytes, c->aux_spans, truncations(c), collisions(c), c->ctl_padding,
+			c->aux_gap, c->records, lost_records(c), c->data_bytes);
+		json_cstr(f, c->error);
+		fputc('}', f);
+	}
+	fprintf(f, "\n},\n\"lost\": %s,\n\"complete\": %s\n}\n", lost ? "true" : "false",
+		complete ? "true" : "false");
+}
+
+static int write_meta(struct record *R, int complete)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	FILE *f;
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", R->outdir, TB_CAPTURE_META);
+	snprintf(path, sizeof(path), "%s/%s", R->outdir, TB_CAPTURE_META);
+	f = fopen(tmp, "we");
+	if (!f)
+		goto fail;
+	write_meta_to(R, f, complete);
+	if (fflush(f) || ferror(f)) {
+		err = errno;
+		fclose(f);
+		errno = err;
+		goto fail;
+	}
+	if (fclose(f) || rename(tmp, path))
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "tracebuf: cannot write %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
+/* ---- the output directory ----------------------------------------------- */
+
+/* meta.json, meta.json.tmp, cpuN.data, cpuN.aux: what record writes. */
+static int capture_file(const char *name)
+{
+	const char *p;
+
+	if (!strcmp(name, TB_CAPTURE_META) || !strcmp(name, TB_CAPTURE_META ".tmp"))
+		return 1;
+	if (strncmp(name, "cpu", 3) || name[3] < '0' || name[3] > '9')
+		return 0;
+	for (p = name + 3; *p >= '0' && *p <= '9'; p++)
+		;
+	return !strcmp(p, ".data") || !strcmp(p, ".aux");
+}
+
+/*
+ * Create DIR, or empty it if it holds nothing but a previous capture;
+ * refuse anything else.
+ */
+static int prepare_outdir(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	int pass, foreign = 0;
+	DIR *d;
+
+	if (mkdir(dir, 0777) == 0)
+		return 0;
+	if (errno != EEXIST) {
+		fprintf(stderr, "tracebuf: cannot create %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		d = opendir(dir);
+		if (!d) {
+			fprintf(stderr, "tracebuf: cannot open %s: %s\n", dir, strerror(errno));
+			return -1;
+		}
+		while ((e = readdir(d)) != NULL) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (!capture_file(e->d_name)) {
+				foreign = 1;
+				break;
+			}
+			if (pass == 1) {
+				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+				if (unlink(path)) {
+					fprintf(stderr, "tracebuf: cannot remove %s: %s\n", path,
+						strerror(errno));
+					closedir(d);
+					return -1;
+				}
+			}
+		}
+		closedir(d);
+		if (foreign) {
+			fprintf(stderr, "tracebuf: %s exists and is not a tracebuf capture: "
+				"not overwriting it (remove it or use -o)\n", dir);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int open_out(struct record *R, struct rcpu *c, const char *ext)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cpu%u.%s", R->outdir, c->cpu, ext);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		fprintf(stderr, "tracebuf: cannot create %s: %s\n", path, strerror(errno));
+	return fd;
+}
+
+/* ---- sessions ----------------------------------------------------------- */
+
+static const char no_hw_hint[] =
+	"no trace hardware: Intel PT needs an Intel CPU that has it (Broadwell or "
+	"later; in a VM, a hypervisor that passes it through); for testing, "
+	"modprobe tb_ptemu";
+
+static void open_error(int err)
+{
+	if (err == -EACCES || err == -EPERM)
+		fprintf(stderr, "tracebuf: cannot open %s: permission denied: run as root, or "
+			"see the udev rule in the README (group tracebuf)\n", tb_device_path());
+	else
+		fprintf(stderr, "tracebuf: cannot open %s: %s\n", tb_device_path(),
+			tracebuf_strerror(err));
+}
+
+/* GET_INFO: the backend "auto" or -b stands for, and the page size. */
+static int pick_backend(struct record *R, struct tracebuf_session *s)
+{
+	struct tracebuf_backend_desc b[16];
+	unsigned int i, n;
+	int ret;
+
+	ret = tracebuf_get_info(s, &R->info, b, 16);
+	if (ret < 0) {
+		fprintf(stderr, "tracebuf: cannot get info from %s: %s\n", tb_device_path(),
+			tracebuf_strerror(ret));
+		return -1;
+	}
+	if (R->info.abi_version != TRACEBUF_ABI_VERSION)
+		fprintf(stderr, "tracebuf: warning: module ABI version %u, tool built for %u\n",
+			R->info.abi_version, TRACEBUF_ABI_VERSION);
+	if (!strcmp(R->backend, TRACEBUF_BACKEND_DATA)) {
+		snprintf(R->backend_name, sizeof(R->backend_name), "%s", TRACEBUF_BACKEND_DATA);
+		return 0;
+	}
+	n = R->info.nr_backends < 16 ? R->info.nr_backends : 16;
+	if (!n) {
+		fprintf(stderr, "tracebuf: %s\n", no_hw_hint);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		int len = (int)strnlen(b[i].name, sizeof(b[i].name));
+
+		if (!strcmp(R->backend, TRACEBUF_BACKEND_AUTO) || !R->backend[0] ||
+		    ((size_t)len == strlen(R->backend) && !memcmp(b[i].name, R->backend,
+								  (size_t)len))) {
+			snprintf(R->backend_name, sizeof(R->backend_name), "%.*s", len, b[i].name);
+			R->emulated = !!(b[i].flags & TRACEBUF_BACKEND_F_EMULATED);
+			R->has_aux = 1;
+			return 0;
+		}
+	}
+	fprintf(stderr, "tracebuf: no backend '%s' on this machine (see 'tracebuf info')\n",
+		R->backend);
+	return -1;
+}
+
+static int get_config(struct rcpu *c)
+{
+	int ret = tracebuf_get_drv_config(&c->s, NULL, 0, NULL);
+
+	if (ret > 0) {
+		c->config = malloc((size_t)ret);
+		ret = c->config ? tracebuf_get_drv_config(&c->s, c->config, (size_t)ret,
+							  &c->generation) : -ENOMEM;
+	}
+	if (ret < 0) {
+		free(c->config);
+		c->config = NULL;
+		fprintf(stderr, "tracebuf: CPU %u: cannot read the configuration: %s\n", c->cpu,
+			tracebuf_strerror(ret));
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/* Open, SETUP, map, configure one CPU; returns an exit status or 0. */
+static int open_cpu(struct record *R, struct rcpu *c, int first)
+{
+	struct tracebuf_setup su;
+	struct tracebuf_cfg_error err;
+	int ret;
+
+	ret = tracebuf_open(&c->s, 0);
+	if (ret < 0) {
+		open_error(ret);
+		return TB_EXIT_FAIL;
+	}
+	if (first && pick_backend(R, &c->s))
+		return TB_EXIT_FAIL;
+
+	memset(&su, 0, sizeof(su));
+	su.target = TRACEBUF_TARGET_CPU;
+	su.cpu = c->cpu;
+	su.data_watermark = R->data_size / 4;
+	su.aux_watermark = R->snapshot ? 0 : R->aux_size / 4;
+	memcpy(su.backend, R->backend_name, strnlen(R->backend_name, sizeof(su.backend) - 1));
+	ret = tracebuf_setup(&c->s, &su);
+	if (ret < 0) {
+		if (ret == -ENODEV && R->has_aux && !strcmp(R->backend, TRACEBUF_BACKEND_AUTO))
+			fprintf(stderr, "tracebuf: CPU %u: %s\n", c->cpu, no_hw_hint);
+		else if (ret == -EINVAL && cpu_online(c->cpu) == 0)
+			fprintf(stderr, "tracebuf: CPU %u is not online\n", c->cpu);
+		else if (ret == -EINVAL && c->cpu >= R->info.nr_cpu_ids)
+			fprintf(stderr, "tracebuf: no CPU %u (nr_cpu_ids is %u)\n", c->cpu,
+				R->info.nr_cpu_ids);
+		else
+			fprintf(stderr, "tracebuf: cannot set up a %s session on CPU %u: %s\n",
+				R->backend_name, c->cpu, tracebuf_strerror(ret));
+		return TB_EXIT_FAIL;
+	}
+	ret = tracebuf_map(&c->s, R->data_size, 0);
+	if (ret < 0) {
+		fprintf(stderr, "tracebuf: CPU %u: cannot map a data ring of %" PRIu64
+			" bytes: %s\n", c->cpu, R->data_size, tracebuf_strerror(ret));
+		return TB_EXIT_FAIL;
+	}
+	if (!R->has_aux) {
+		if (!R->config && !R->snapshot)
+			return 0;
+		fprintf(stderr, "tracebuf: %s needs a trace backend, not \"%s\"\n",
+			R->config ? "-c" : "--snapshot", R->backend_name);
+		return TB_EXIT_USAGE;
+	}
+	ret = tracebuf_map_aux(&c->s, R->aux_size, R->snapshot ? TRACEBUF_MAP_READONLY : 0);
+	if (ret < 0) {
+		fprintf(stderr, "tracebuf: CPU %u: cannot map an AUX ring of %" PRIu64
+			" bytes: %s\n", c->cpu, R->aux_size, tracebuf_strerror(ret));
+		return TB_EXIT_FAIL;
+	}
+	if (R->config) {
+		ret = tracebuf_set_drv_config(&c->s, R->config, 0, &err);
+		if (ret < 0) {
+			fprintf(stderr, "tracebuf: CPU %u: %s\n", c->cpu,
+				err.message[0] ? err.message : tracebuf_strerror(ret));
+			if (err.reason != TRACEBUF_CFG_OK)
+				tb_print_caret(R->config, err.offset, err.len);
+			return TB_EXIT_USAGE;
+		}
+	}
+	if (get_config(c))
+		return TB_EXIT_FAIL;
+	if (!strcmp(R->backend_name, "intel_pt") &&
+	    tracebuf_get_caps(&c->s, R->backend_name, c->cpu, &c->caps, sizeof(c->caps)) >= 0)
+		c->have_caps = 1;
+	return 0;
+}
+
+static int enable_cpu(struct record *R, struct rcpu *c)
+{
+	int ret;
+
+	if (!R->has_aux)
+		return 0;
+	ret = tracebuf_enable(&c->s);
+	if (ret == 0) {
+		c->enabled = 1;
+		return 0;
+	}
+	if (ret == -EBUSY)
+		fprintf(stderr, "tracebuf: CPU %u: Intel PT is in use by someone else, e.g. "
+			"perf's intel_pt: stop it first\n", c->cpu);
+	else
+		fprintf(stderr, "tracebuf: CPU %u: cannot start tracing: %s\n", c->cpu,
+			tracebuf_strerror(ret));
+	return -1;
+}
+
+static void disable_all(struct record *R)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < R->nr_cpus; i++) {
+		struct rcpu *c = &R->c[i];
+
+		if (!c->enabled)
+			continue;
+		ret = tracebuf_disable(&c->s);
+		if (ret < 0)
+			fprintf(stderr, "tracebuf: CPU %u: cannot stop tracing: %s\n", c->cpu,
+				tracebuf_strerror(ret));
+		c->enabled = 0;
+	}
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+/*
+ * Fork the command now; it waits on go[0] and execs when the parent
+ * writes a byte (after ENABLE), or exits 127 if the pipe closes without
+ * one. An exec failure comes back as an errno on the CLOEXEC pipe err[].
+ */
+static int fork_command(struct record *R, int *go_fd, int *err_fd)
+{
+	int go[2], err[2];
+	sigset_t empty;
+	char b;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		fprintf(stderr, "tracebuf: pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	R->child = fork();
+	if (R->child < 0) {
+		fprintf(stderr, "tracebuf: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (R->child == 0) {
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		sigemptyset(&empty);
+		sigprocmask(SIG_SETMASK, &empty, NULL);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);
+		execvp(R->command[0], R->command);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	*go_fd = go[1];
+	*err_fd = err[0];
+	return 0;
+}
+
+static int start_command(struct record *R, int go_fd, int err_fd)
+{
+	ssize_t n;
+	int e = 0;
+
+	n = write(go_fd, "g", 1);
+	close(go_fd);
+	if (n == 1) {
+		n = read(err_fd, &e, sizeof(e));	/* EOF at exec */
+	}
+	close(err_fd);
+	if (n != 0 || e) {
+		fprintf(stderr, "tracebuf: cannot run %s: %s\n", R->command[0],
+			strerror(e ? e : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+static void reap_child(struct record *R, int block)
+{
+	pid_t p;
+
+	if (R->child <= 0 || R->child_done)
+		return;
+	do {
+		p = waitpid(R->child, &R->child_status, block ? 0 : WNOHANG);
+	} while (p < 0 && errno == EINTR && block);
+	if (p == R->child)
+		R->child_done = 1;
+}
+
+/*
+ * After the stop: wait for the command, unless SIGINT or SIGTERM comes
+ * again (the signals are blocked: they arrive on the signalfd).
+ */
+static void wait_child(struct record *R)
+{
+	struct signalfd_siginfo si;
+	struct pollfd pfd;
+
+	if (R->sigfd < 0) {
+		reap_child(R, 1);
+		return;
+	}
+	pfd.fd = R->sigfd;
+	pfd.events = POLLIN;
+	for (;;) {
+		reap_child(R, 0);
+		if (R->child_done)
+			return;
+		if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
+			break;
+		while (read(R->sigfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+				fprintf(stderr, "tracebuf: not waiting for %s (pid %d)\n",
+					R->command[0], (int)R->child);
+				return;
+			}
+		}
+	}
+}
+
+/* ---- progress and summary ----------------------------------------------- */
+
+static void human(char *buf, size_t size, double v)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+static void progress(struct record *R, double secs, double dt)
+{
+	char line[1024], b[32], r[32];
+	uint64_t total = 0, delta = 0;
+	struct winsize ws;
+	size_t len, width = sizeof(line) - 1;
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < R->nr_cpus; i++) {
+		read_counters(&R->c[i]);
+		total += R->c[i].aux_bytes;
+		delta += R->c[i].aux_bytes - R->c[i].prog_bytes;
+	}
+	human(b, sizeof(b), (double)total);
+	human(r, sizeof(r), dt > 0 ? (double)delta / dt : 0);
+	n = snprintf(line, sizeof(line), "[%6.1fs] %s, %s/s |", secs, b, r);
+	len = n > 0 ? (size_t)n : 0;
+	for (i = 0; i < R->nr_cpus && len < sizeof(line) - 1; i++) {
+		struct rcpu *c = &R->c[i];
+		uint64_t lost = lost_records(c) + truncations(c) + collisions(c);
+
+		human(b, sizeof(b), (double)c->aux_bytes);
+		n = snprintf(line + len, sizeof(line) - len, " cpu%u %s%s", c->cpu, b,
+			     c->stopped ? " (stopped)" : "");
+		if (n > 0)
+			len += (size_t)n;
+		if (lost && len < sizeof(line) - 1) {
+			n = snprintf(line + len, sizeof(line) - len, " lost %" PRIu64, lost);
+			if (n > 0)
+				len += (size_t)n;
+		}
+		c->prog_bytes = c->aux_bytes;
+	}
+	if (len > sizeof(line) - 1)
+		len = sizeof(line) - 1;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
+		width = ws.ws_col - 1;
+	if (len > width)
+		len = width;
+	fprintf(stderr, "\r%.*s\033[K", (int)len, line);
+	R->progress_len = len;
+}
+
+static void progress_clear(struct record *R)
+{
+	if (R->progress_len) {
+		fputs("\r\033[K", stderr);
+		R->progress_len = 0;
+	}
+}
+
+/* Always, on stderr. Returns 1 if anything was lost. */
+static int summary(struct record *R)
+{
+	uint64_t t_bytes = 0, t_spans = 0, t_trunc = 0, t_coll = 0, t_lost = 0, t_gap = 0;
+	double secs = (double)(R->end_ns - R->start_ns) / 1e9;
+	unsigned int i;
+	int lost = 0;
+
+	fprintf(stderr, "tracebuf: recorded %u CPU%s for %.3f s into %s%s\n", R->nr_cpus,
+		R->nr_cpus == 1 ? "" : "s", secs, R->outdir, R->snapshot ? " (snapshot mode)" : "");
+	fprintf(stderr, "  %5s %14s %8s %10s %10s %12s\n", "CPU", "AUX bytes", "spans",
+		"truncated", "collisions", "lost records");
+	for (i = 0; i < R->nr_cpus; i++) {
+		struct rcpu *c = &R->c[i];
+
+		fprintf(stderr, "  %5u %14" PRIu64 " %8" PRIu64 " %10" PRIu64 " %10" PRIu64
+			" %12" PRIu64 "%s%s\n", c->cpu, c->aux_bytes, c->aux_spans,
+			truncations(c), collisions(c), lost_records(c),
+			c->error ? "  " : "", c->error ? c->error : "");
+		t_bytes += c->aux_bytes;
+		t_spans += c->aux_spans;
+		t_trunc += truncations(c);
+		t_coll += collisions(c);
+		t_lost += lost_records(c);
+		t_gap += c->aux_gap;
+	}
+	fprintf(stderr, "  %5s %14" PRIu64 " %8" PRIu64 " %10" PRIu64 " %10" PRIu64
+		" %12" PRIu64 "\n", "total", t_bytes, t_spans, t_trunc, t_coll, t_lost);
+	for (i = 0; i < R->nr_cpus; i++) {
+		struct rcpu *c = &R->c[i];
+
+		if (truncations(c) || lost_records(c) || c->aux_gap) {
+			fprintf(stderr, "tracebuf: trace lost on CPU %u (", c->cpu);
+			if (truncations(c))
+				fprintf(stderr, "%" PRIu64 " truncated span%s%s", truncations(c),
+					truncations(c) == 1 ? "" : "s",
+					lost_records(c) || c->aux_gap ? ", " : "");
+			if (c->aux_gap)
+				fprintf(stderr, "%" PRIu64 " bytes of trace without a record%s",
+					c->aux_gap, lost_records(c) ? ", " : "");
+			if (lost_records(c))
+				fprintf(stderr, "%" PRIu64 " lost record%s", lost_records(c),
+					lost_records(c) == 1 ? "" : "s");
+			fprintf(stderr, "): the consumer fell behind; use a bigger --aux-size "
+				"(or --data-size), or --allow-loss\n");
+			lost = 1;
+		}
+		if (collisions(c)) {
+			fprintf(stderr, "tracebuf: trace lost on CPU %u: %" PRIu64 " collision%s: "
+				"another owner (perf's intel_pt?) took the trace hardware\n",
+				c->cpu, collisions(c), collisions(c) == 1 ? "" : "s");
+			lost = 1;
+		}
+	}
+	(void)t_gap;
+	if (lost && R->allow_loss)
+		fprintf(stderr, "tracebuf: loss allowed (--allow-loss)\n");
+	return lost;
+}
+
+/* ---- the event loop ----------------------------------------------------- */
+
+static void take_snapshot(struct record *R)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < R->nr_cpus; i++) {
+		struct rcpu *c = &R->c[i];
+
+		if (!c->enabled || c->stopped)
+			continue;
+		ret = tracebuf_snapshot(&c->s);
+		if (ret < 0)
+			fprintf(stderr, "\ntracebuf: CPU %u: snapshot failed: %s\n", c->cpu,
+				tracebuf_strerror(ret));
+		/* The span points into a ring the hardware overwrites: copy now. */
+		drain(R, c);
+	}
+}
+
+static void stop_cpu(struct record *R, struct rcpu *c, const char *why)
+{
+	epoll_ctl(R->epfd, EPOLL_CTL_DEL, c->s.fd, NULL);
+	c->stopped = 1;
+	if (!c->error)
+		c->error = why;
+}
+
+/* Returns the signal that stopped us (0: duration, command or all CPUs gone). */
+static int event_loop(struct record *R)
+{
+	struct epoll_event ev[64];
+	uint64_t deadline = 0, next_tick, next_prog, last_prog;
+	unsigned int i, live;
+	int stop = 0, usr2_warned = 0;
+
+	if (R->duration > 0)
+		deadline = R->start_ns + (uint64_t)(R->duration * 1e9);
+	next_tick = now_ns() + TICK_MS * 1000000ULL;
+	last_prog = R->start_ns;
+	next_prog = R->start_ns + 1000000000ULL;
+
+	while (!stop && !R->fatal) {
+		uint64_t now = now_ns(), wake = next_tick;
+		int n, k, timeout;
+
+		if (deadline && deadline < wake)
+			wake = deadline;
+		timeout = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+		n = epoll_wait(R->epfd, ev, 64, timeout);
+		if (n < 0 && errno != EINTR) {
+			fprintf(stderr, "tracebuf: epoll_wait: %s\n", strerror(errno));
+			R->fatal = 1;
+			break;
+		}
+		for (k = 0; k < n; k++) {
+			struct signalfd_siginfo si;
+			struct rcpu *c;
+
+			if (ev[k].data.u32 == SIGFD_TAG) {
+				while (read(R->sigfd, &si, sizeof(si)) == sizeof(si)) {
+					if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+						stop = (int)si.ssi_signo;
+					} else if (si.ssi_signo == SIGUSR2) {
+						if (R->snapshot)
+							take_snapshot(R);
+						else if (!usr2_warned++)
+							fprintf(stderr, "\ntracebuf: SIGUSR2 ignored: "
+								"not in --snapshot mode\n");
+					} else if (si.ssi_signo == SIGCHLD) {
+						reap_child(R, 0);
+					}
+				}
+				continue;
+			}
+			c = &R->c[ev[k].data.u32];
+			drain(R, c);
+			if ((ev[k].events & EPOLLERR) && !c->stopped) {
+				progress_clear(R);
+				fprintf(stderr, "tracebuf: CPU %u: tracing stopped: %s; the other "
+					"CPUs go on\n", c->cpu, c->collisions ?
+					"another owner (perf's intel_pt?) took the trace hardware" :
+					"a hardware error");
+				stop_cpu(R, c, c->collisions ? "collision" : "hardware error");
+			}
+			if ((ev[k].events & EPOLLHUP) && !c->stopped) {
+				progress_clear(R);
+				fprintf(stderr, "tracebuf: CPU %u: the session hung up (CPU offline?)\n",
+					c->cpu);
+				stop_cpu(R, c, "hung up");
+			}
+		}
+		now = now_ns();
+		if (now >= next_tick) {
+			drain_all(R);
+			next_tick = now + TICK_MS * 1000000ULL;
+		}
+		if (R->child > 0 && R->child_done)
+			break;
+		if (deadline && now >= deadline)
+			break;
+		for (i = 0, live = 0; i < R->nr_cpus; i++)
+			live += !R->c[i].stopped;
+		if (!live) {
+			fprintf(stderr, "tracebuf: no CPU left to trace: stopping\n");
+			break;
+		}
+		if (R->progress && now >= next_prog) {
+			progress(R, (double)(now - R->start_ns) / 1e9,
+				 (double)(now - last_prog) / 1e9);
+			last_prog = now;
+			next_prog = now + 1000000000ULL;
+		}
+	}
+	return stop;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int parse_args(struct record *R, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "data-size", required_argument, NULL, 'D' },
+		{ "aux-size", required_argument, NULL, 'A' },
+		{ "snapshot", no_argument, NULL, 'S' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "allow-loss", no_argument, NULL, 'L' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	int c, all = 0, ret;
+
+	if (page <= 0)
+		page = 4096;
+	tb_getopt_reset();
+	/* '+': options end at the first non-option (the command). */
+	while ((c = getopt_long(argc, argv, "+:aC:b:c:o:d:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			all = 1;
+			break;
+		case 'C':
+			free(R->cpus);
+			R->cpus = NULL;
+			if (parse_cpulist(optarg, &R->cpus, &R->nr_cpus) || !R->nr_cpus)
+				return tb_usage_error("invalid CPU list", optarg);
+			break;
+		case 'b':
+			if (!*optarg || strlen(optarg) >= TRACEBUF_NAME_LEN)
+				return tb_usage_error("invalid backend name", optarg);
+			snprintf(R->backend, sizeof(R->backend), "%s", optarg);
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) >= TRACEBUF_DRV_CONFIG_MAX)
+				return tb_usage_error("invalid configuration string", optarg);
+			R->config = optarg;
+			break;
+		case 'D':
+			ret = parse_size("--data-size", optarg, (uint64_t)page,
+					 TRACEBUF_DATA_SIZE_MAX, &R->data_size);
+			if (ret)
+				return ret;
+			break;
+		case 'A':
+			ret = parse_size("--aux-size", optarg, (uint64_t)page,
+					 TRACEBUF_AUX_SIZE_MAX, &R->aux_size);
+			if (ret)
+				return ret;
+			break;
+		case 'S':
+			R->snapshot = 1;
+			break;
+		case 'o':
+			if (!*optarg)
+				return tb_usage_error("invalid output directory", optarg);
+			R->outdir = optarg;
+			break;
+		case 'd':
+			ret = parse_duration(optarg, &R->duration);
+			if (ret)
+				return ret;
+			break;
+		case 'L':
+			R->allow_loss = 1;
+			break;
+		case 'q':
+			R->quiet = 1;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return -1;
+		default:
+			return tb_bad_option(argv, c);
+		}
+	}
+	if (all && R->cpus)
+		return tb_usage_error("-a and -C exclude each other", "-a");
+	if (optind < argc) {
+		/* getopt stops at "--" (and steps over it) or the first operand. */
+		if (strcmp(argv[optind - 1], "--"))
+			return tb_usage_error("unexpected argument (a command goes after '--')",
+					      argv[optind]);
+		R->command = argv + optind;
+	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		return tb_usage_error("missing command after", "--");
+	}
+	if (!R->cpus) {
+		char buf[4096];
+
+		if (read_online(buf, sizeof(buf)) ||
+		    parse_cpulist(buf, &R->cpus, &R->nr_cpus) || !R->nr_cpus) {
+			fprintf(stderr, "tracebuf: cannot read the online CPUs from "
+				"/sys/devices/system/cpu/online\n");
+			return TB_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+static void cleanup(struct record *R)
+{
+	unsigned int i;
+
+	for (i = 0; R->c && i < R->nr_cpus; i++) {
+		struct rcpu *c = &R->c[i];
+
+		if (c->data_fd >= 0)
+			close(c->data_fd);
+		if (c->aux_fd >= 0)
+			close(c->aux_fd);
+		tracebuf_close(&c->s);
+		free(c->wbuf);
+		free(c->config);
+	}
+	free(R->c);
+	free(R->cpus);
+	if (R->epfd >= 0)
+		close(R->epfd);
+	if (R->sigfd >= 0)
+		close(R->sigfd);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record rec, *R = &rec;
+	struct epoll_event ev;
+	sigset_t mask, oldmask;
+	int go_fd = -1, err_fd = -1, ret, status = TB_EXIT_FAIL, stopsig = 0, ran = 0;
+	unsigned int i;
+
+	memset(R, 0, sizeof(*R));
+	snprintf(R->backend, sizeof(R->backend), "%s", TRACEBUF_BACKEND_AUTO);
+	R->data_size = DEF_DATA_SIZE;
+	R->aux_size = DEF_AUX_SIZE;
+	R->outdir = DEF_OUTPUT;
+	R->epfd = R->sigfd = -1;
+
+	ret = parse_args(R, argc, argv);
+	if (ret) {
+		free(R->cpus);
+		return ret < 0 ? TB_EXIT_OK : ret;
+	}
+
+	R->c = calloc(R->nr_cpus, sizeof(*R->c));
+	if (!R->c) {
+		free(R->cpus);
+		fprintf(stderr, "tracebuf: out of memory\n");
+		return TB_EXIT_FAIL;
+	}
+	for (i = 0; i < R->nr_cpus; i++) {
+		R->c[i].cpu = R->cpus[i];
+		R->c[i].s.fd = -1;
+		R->c[i].data_fd = R->c[i].aux_fd = -1;
+	}
+
+	/* Everything that can fail on the device, before the directory. */
+	for (i = 0; i < R->nr_cpus; i++) {
+		ret = open_cpu(R, &R->c[i], i == 0);
+		if (ret) {
+			status = ret;
+			goto out;
+		}
+		R->c[i].wbuf = malloc(WBUF_SIZE);
+		if (!R->c[i].wbuf) {
+			fprintf(stderr, "tracebuf: out of memory\n");
+			goto out;
+		}
+	}
+	if (prepare_outdir(R->outdir))
+		goto out;
+	for (i = 0; i < R->nr_cpus; i++) {
+		R->c[i].data_fd = open_out(R, &R->c[i], "data");
+		R->c[i].aux_fd = open_out(R, &R->c[i], "aux");
+		if (R->c[i].data_fd < 0 || R->c[i].aux_fd < 0)
+			goto out;
+	}
+
+	/* Signals through a signalfd; the command gets the old mask back. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGUSR2);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	R->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	R->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (R->sigfd < 0 || R->epfd < 0) {
+		fprintf(stderr, "tracebuf: signalfd/epoll: %s\n", strerror(errno));
+		goto out_mask;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u32 = SIGFD_TAG;
+	epoll_ctl(R->epfd, EPOLL_CTL_ADD, R->sigfd, &ev);
+	for (i = 0; i < R->nr_cpus; i++) {
+		ev.events = EPOLLIN;
+		ev.data.u32 = i;
+		if (epoll_ctl(R->epfd, EPOLL_CTL_ADD, R->c[i].s.fd, &ev)) {
+			fprintf(stderr, "tracebuf: epoll_ctl: %s\n", strerror(errno));
+			goto out_mask;
+		}
+	}
+	if (R->command && fork_command(R, &go_fd, &err_fd))
+		goto out_mask;
+
+	clock_gettime(CLOCK_REALTIME, &R->start_rt);
+	R->start_ns = now_ns();
+	if (write_meta(R, 0))
+		goto out_stop;
+	for (i = 0; i < R->nr_cpus; i++)
+		if (enable_cpu(R, &R->c[i]))
+			goto out_stop;
+	if (R->command && start_command(R, go_fd, err_fd)) {
+		go_fd = err_fd = -1;
+		goto out_stop;
+	}
+	go_fd = err_fd = -1;
+	R->progress = !R->quiet && isatty(STDERR_FILENO);
+	if (!R->quiet)
+		fprintf(stderr, "tracebuf: recording %u CPU%s with %s%s%s\n", R->nr_cpus,
+			R->nr_cpus == 1 ? "" : "s", R->backend_name,
+			R->snapshot ? " in snapshot mode (SIGUSR2: snapshot)" : "",
+			R->command || R->duration > 0 ? "" : "; Ctrl-C to stop");
+
+	stopsig = event_loop(R);
+	status = TB_EXIT_OK;
+	ran = 1;
+out_stop:
+	if (go_fd >= 0)
+		close(go_fd);	/* the command exits 127 without running */
+	if (err_fd >= 0)
+		close(err_fd);
+	/* DISABLE publishes (in snapshot mode: the final snapshot). */
+	disable_all(R);
+	R->end_ns = now_ns();
+	drain_all(R);
+	progress_clear(R);
+	for (i = 0; i < R->nr_cpus; i++) {
+		read_counters(&R->c[i]);
+		/* AUX bytes published with no record describing them. */
+		if (R->has_aux && !R->snapshot && R->c[i].s.aux &&
+		    tracebuf_aux_head(&R->c[i].s) - R->c[i].s.aux_tail < R->aux_size &&
+		    tracebuf_aux_head(&R->c[i].s) != R->c[i].s.aux_tail)
+			R->c[i].aux_gap += tracebuf_aux_head(&R->c[i].s) - R->c[i].s.aux_tail;
+	}
+	if (R->child > 0) {
+		if (stopsig && !R->child_done)
+			kill(R->child, stopsig);
+		wait_child(R);
+		/* Not if it never ran: it exits 127 when the start fails. */
+		if (ran && R->child_done && WIFEXITED(R->child_status) &&
+		    WEXITSTATUS(R->child_status))
+			fprintf(stderr, "tracebuf: %s exited with status %d\n", R->command[0],
+				WEXITSTATUS(R->child_status));
+		else if (ran && R->child_done && WIFSIGNALED(R->child_status) &&
+			 WTERMSIG(R->child_status) != stopsig)
+			fprintf(stderr, "tracebuf: %s was killed by signal %d (%s)\n",
+				R->command[0], WTERMSIG(R->child_status),
+				strsignal(WTERMSIG(R->child_status)));
+	}
+	if (R->fatal)
+		status = TB_EXIT_FAIL;
+	if (R->start_ns && write_meta(R, status == TB_EXIT_OK))
+		status = TB_EXIT_FAIL;
+	if (R->start_ns && (status == TB_EXIT_OK || R->fatal)) {
+		if (summary(R) && !R->allow_loss && status == TB_EXIT_OK)
+			status = TB_EXIT_FAIL;
+	}
+out_mask:
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+out:
+	cleanup(R);
+	return status;
+}
