@@ -75,6 +75,16 @@ fail:
 	return ret;
 }
 
+/* The canonical text of vals into text (TRACEBUF_DRV_CONFIG_MAX bytes); its length + NUL. */
+static size_t tb_config_text(const struct tb_session *s, const struct tb_cfg_val *vals,
+			     char *text)
+{
+	size_t n = tb_cfg_format(s->cfg_keys, s->cfg_nkeys, vals, text,
+				 TRACEBUF_DRV_CONFIG_MAX);
+
+	return min_t(size_t, n, TRACEBUF_DRV_CONFIG_MAX - 1) + 1;
+}
+
 struct tb_config_rec {
 	const char *text;
 	size_t len;			/* NUL included */
@@ -200,9 +210,7 @@ long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg)
 
 	rec.changed = tb_config_changed(s, vals);
 	rec.gen = ++s->cfg_gen;
-	rec.len = min_t(size_t, tb_cfg_format(s->cfg_keys, s->cfg_nkeys, vals, text,
-					      TRACEBUF_DRV_CONFIG_MAX),
-			TRACEBUF_DRV_CONFIG_MAX - 1) + 1;
+	rec.len = tb_config_text(s, vals, text);
 	rec.text = text;
 	memcpy(s->cfg_vals, vals, s->cfg_nkeys * sizeof(*vals));
 	/* Installs bcfg, restarts the traced CPUs, writes the CONFIG record. */
@@ -243,9 +251,7 @@ long tb_ioctl_get_drv_config(struct tb_session *s, void __user *arg)
 	ret = -ENODEV;
 	if (!s->cfg_keys)
 		goto out;
-	len = min_t(size_t, tb_cfg_format(s->cfg_keys, s->cfg_nkeys, s->cfg_vals,
-					  text, TRACEBUF_DRV_CONFIG_MAX),
-		    TRACEBUF_DRV_CONFIG_MAX - 1) + 1;
+	len = tb_config_text(s, s->cfg_vals, text);
 	dc.generation = s->cfg_gen;
 	ret = 0;
 out:

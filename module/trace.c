@@ -204,45 +204,20 @@ long tb_ioctl_disable(struct tb_session *s)
 	return ret;
 }
 
-static void tb_trace_snapshot_ipi(void *arg)
-{
-	struct tb_trace_call *c = arg;
-	struct tb_session *s = c->s;
-	unsigned int cpu = smp_processor_id();
-
-	spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
-	if (cpumask_test_cpu(cpu, s->tr_active)) {
-		s->backend->stop(s, cpu, TB_STOP_PUBLISH);
-		cpumask_clear_cpu(cpu, s->tr_active);
-		c->ret = s->backend->start(s, cpu);
-		if (!c->ret)
-			cpumask_set_cpu(cpu, s->tr_active);
-	}
-	spin_unlock(&s->trace_lock);
-}
+static int tb_trace_restart(struct tb_session *s,
+			    void (*between)(struct tb_session *s, void *arg), void *arg);
 
 long tb_ioctl_snapshot(struct tb_session *s)
 {
-	struct tb_trace_call c = { .s = s };
-	unsigned int cpu;
 	int ret = 0;
 
 	mutex_lock(&s->lock);
-	if (!s->aux || !s->aux->snapshot) {
+	if (!s->aux || !s->aux->snapshot)
 		ret = -EINVAL;
-		goto out;
-	}
-	if (!s->tr_enabled) {
+	else if (!s->tr_enabled)
 		ret = -ENXIO;
-		goto out;
-	}
-	for_each_cpu(cpu, s->cpus) {
-		c.ret = 0;
-		smp_call_function_single(cpu, tb_trace_snapshot_ipi, &c, 1);
-		if (c.ret && !ret)
-			ret = c.ret;
-	}
-out:
+	else
+		ret = tb_trace_restart(s, NULL, NULL);	/* stop, publish, start */
 	mutex_unlock(&s->lock);
 	return ret;
 }
@@ -284,25 +259,27 @@ void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu)
 	spin_unlock_irqrestore(&s->trace_lock, flags);
 }
 
-struct tb_reconf_call {
+struct tb_restart_call {
 	struct tb_session *s;
 	void (*between)(struct tb_session *s, void *arg);
 	void *arg;
 	bool done;			/* between() has run */
+	int ret;			/* first restart that failed */
 };
 
-/* On a traced CPU: stop and publish, note the change, restart. */
-static void tb_trace_reconf_ipi(void *arg)
+/* On a traced CPU: stop and publish, run between() once, restart. */
+static void tb_trace_restart_ipi(void *arg)
 {
-	struct tb_reconf_call *c = arg;
+	struct tb_restart_call *c = arg;
 	struct tb_session *s = c->s;
 	unsigned int cpu = smp_processor_id();
+	int ret;
 
 	spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
 	if (cpumask_test_cpu(cpu, s->tr_active)) {
 		s->backend->stop(s, cpu, TB_STOP_PUBLISH);
 		cpumask_clear_cpu(cpu, s->tr_active);
-		if (!c->done) {
+		if (c->between && !c->done) {
 			c->between(s, c->arg);
 			c->done = true;
 		}
@@ -310,12 +287,33 @@ static void tb_trace_reconf_ipi(void *arg)
 		 * Same IPI, same lock: no other session can take this CPU's
 		 * hardware between the stop and the start.
 		 */
-		if (tb_trace_start_here(s, cpu)) {
+		ret = tb_trace_start_here(s, cpu);
+		if (ret) {
+			c->ret = c->ret ?: ret;
 			s->tr_error = true;
 			tb_ring_kick(s->ring);
 		}
 	}
 	spin_unlock(&s->trace_lock);
+}
+
+/*
+ * Under s->lock: on every traced CPU, stop and publish, run between()
+ * once (right after the first stop, or here if nothing was tracing) and
+ * start again. SNAPSHOT and SET_DRV_CONFIG both use it.
+ */
+static int tb_trace_restart(struct tb_session *s,
+			    void (*between)(struct tb_session *s, void *arg), void *arg)
+{
+	struct tb_restart_call c = { .s = s, .between = between, .arg = arg };
+	unsigned int cpu;
+
+	lockdep_assert_held(&s->lock);
+	for_each_cpu(cpu, s->cpus)
+		smp_call_function_single(cpu, tb_trace_restart_ipi, &c, 1);
+	if (between && !c.done)
+		between(s, arg);
+	return c.ret;
 }
 
 /*
@@ -326,19 +324,13 @@ static void tb_trace_reconf_ipi(void *arg)
 void tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
 			  void (*between)(struct tb_session *s, void *arg), void *arg)
 {
-	struct tb_reconf_call c = { .s = s, .between = between, .arg = arg };
 	unsigned long flags;
-	unsigned int cpu;
 
-	lockdep_assert_held(&s->lock);
 	/* start() reads s->bcfg under trace_lock: swap it under the same. */
 	spin_lock_irqsave(&s->trace_lock, flags);
 	memcpy(s->bcfg, bcfg, size);
 	spin_unlock_irqrestore(&s->trace_lock, flags);
-	for_each_cpu(cpu, s->cpus)
-		smp_call_function_single(cpu, tb_trace_reconf_ipi, &c, 1);
-	if (!c.done)
-		between(s, arg);
+	tb_trace_restart(s, between, arg);
 }
 
 void tb_trace_init(struct tb_session *s)
