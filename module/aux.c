@@ -186,14 +186,15 @@ int tb_aux_mmap(struct tb_session *s, struct vm_area_struct *vma)
 		    aux->snapshot != snapshot))
 		goto out;
 	if (!aux) {
+		/* A watermark the ring can never reach: -EINVAL. */
+		if (s->setup.aux_watermark > size)
+			goto out;
 		ret = -ENOMEM;
 		aux = tb_aux_alloc(s, size, snapshot);
 		if (!aux)
 			goto out;
 		aux->pgoff = vma->vm_pgoff;
-		aux->watermark = s->setup.aux_watermark;
-		if (!aux->watermark || aux->watermark > size)
-			aux->watermark = size / 2;
+		aux->watermark = s->setup.aux_watermark ?: size / 2;
 		ret = s->backend->setup_aux(s, aux);
 		if (ret) {
 			tb_aux_free(aux);

@@ -214,9 +214,9 @@ long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg)
 	rec.text = text;
 	memcpy(s->cfg_vals, vals, s->cfg_nkeys * sizeof(*vals));
 	/* Installs bcfg, restarts the traced CPUs, writes the CONFIG record. */
-	tb_trace_reconfigure(s, bcfg, b->cfg_size, tb_config_write_rec, &rec);
-	dc.generation = s->cfg_gen;
+	ret = tb_trace_reconfigure(s, bcfg, b->cfg_size, tb_config_write_rec, &rec);
 out:
+	dc.generation = s->cfg_gen;
 	mutex_unlock(&s->lock);
 	kfree(str);
 	kfree(text);

@@ -88,7 +88,7 @@ enum tb_cfg_reason {
 };
 
 struct tb_cfg_err {
-	u32 offset;		/* byte offset of the offending token (or value) */
+	u32 offset;		/* byte offset of the offending token (KEY or KEY=VALUE) */
 	u32 len;		/* its length */
 	u32 reason;		/* enum tb_cfg_reason */
 };

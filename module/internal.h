@@ -125,8 +125,8 @@ void tb_trace_disable(struct tb_session *s);
 void tb_trace_error(struct tb_session *s, unsigned int cpu);
 void tb_trace_cpu_offline(struct tb_session *s, unsigned int cpu);
 void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu);
-void tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
-			  void (*between)(struct tb_session *s, void *arg), void *arg);
+int tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
+			 void (*between)(struct tb_session *s, void *arg), void *arg);
 
 /* info.c */
 long tb_ioctl_get_caps(struct tb_session *s, void __user *arg);

@@ -196,6 +196,8 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	ret = tb_config_init(s, cpu);
 	if (!ret && su.data_size)
 		ret = tb_session_create_ring(s, su.data_size);
+	if (ret)
+		s->setup_done = false;	/* as if it had not happened: SETUP again */
 	if (!ret) {
 		mutex_lock(&tb_sessions_lock);
 		cpumask_copy(s->cpus, cpus);

@@ -162,10 +162,12 @@ long tb_ioctl_enable(struct tb_session *s)
 		goto out;
 	}
 	spin_lock_irqsave(&s->trace_lock, flags);
-	if (s->tr_enabled)
-		ret = -EALREADY;
-	s->tr_enabled = true;
-	s->tr_error = false;
+	if (s->tr_enabled) {
+		ret = -EALREADY;	/* and an error state stays until DISABLE */
+	} else {
+		s->tr_enabled = true;
+		s->tr_error = false;
+	}
 	spin_unlock_irqrestore(&s->trace_lock, flags);
 	if (ret)
 		goto out;
@@ -231,6 +233,8 @@ void tb_trace_error(struct tb_session *s, unsigned int cpu)
 	lockdep_assert_held(&s->trace_lock);
 	cpumask_clear_cpu(cpu, s->tr_active);
 	s->tr_error = true;
+	if (cpumask_empty(s->tr_active))
+		s->ring->ctl->flags &= ~TRACEBUF_CTL_F_ENABLED;
 	tb_ring_kick(s->ring);
 }
 
@@ -320,9 +324,11 @@ static int tb_trace_restart(struct tb_session *s,
  * Under s->lock. Install a new backend configuration and make it take
  * effect: the AUX data written under the old one is published before
  * between() (the CONFIG record) runs, and the new one starts after it.
+ * Returns the error of a CPU whose hardware refused to restart (that
+ * session is then in the error state: EPOLLERR).
  */
-void tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
-			  void (*between)(struct tb_session *s, void *arg), void *arg)
+int tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
+			 void (*between)(struct tb_session *s, void *arg), void *arg)
 {
 	unsigned long flags;
 
@@ -330,7 +336,7 @@ void tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
 	spin_lock_irqsave(&s->trace_lock, flags);
 	memcpy(s->bcfg, bcfg, size);
 	spin_unlock_irqrestore(&s->trace_lock, flags);
-	tb_trace_restart(s, between, arg);
+	return tb_trace_restart(s, between, arg);
 }
 
 void tb_trace_init(struct tb_session *s)

@@ -12,7 +12,8 @@
  *  - Every struct passed through an ioctl starts with a __u32 'size' that
  *    the caller sets to sizeof() of the struct as it knows it. The kernel
  *    accepts any size from the first published layout (TRACEBUF_*_SIZE_VER0)
- *    up. Bytes beyond what the kernel knows must be zero, else -E2BIG;
+ *    up to the page size (larger: -E2BIG). Bytes beyond what the kernel
+ *    knows must be zero, else -E2BIG;
  *    missing trailing fields read as zero. On output the kernel writes back
  *    no more than 'size' bytes.
  *  - Fields named reserved* must be zero on input (-EINVAL otherwise) and
@@ -73,7 +74,8 @@ struct tracebuf_backend_desc {
  *  -EFAULT  the struct or the backend array is not accessible
  *  -EINVAL  size < TRACEBUF_INFO_SIZE_VER0, a reserved field is not zero,
  *           or backends_max > 0 with backend_desc_size <
- *           TRACEBUF_BACKEND_DESC_SIZE_VER0 or backends_ptr == 0
+ *           TRACEBUF_BACKEND_DESC_SIZE_VER0 or above the page size, or
+ *           backends_ptr == 0
  *  -E2BIG   size > what the kernel knows and the extra bytes are not zero
  */
 struct tracebuf_info {
@@ -120,6 +122,9 @@ enum tracebuf_target {
  * cpuset_ptr points at a CPU bitmap of cpuset_size bytes (a multiple of 8,
  * at most 1024): __u64 words, bit n of word w is CPU 64 * w + n.
  *
+ * target CPU: cpuset_ptr and cpuset_size must be 0; target CPUSET: cpu
+ * must be 0. A SETUP that fails changes nothing.
+ *
  * data_size, when not zero, allocates the data ring now (bytes, a power of
  * two number of pages, at most TRACEBUF_DATA_SIZE_MAX); the first mmap must
  * then use it. When zero, the first mmap decides the size.
@@ -134,7 +139,8 @@ enum tracebuf_target {
  *           CPUs, or a CPU it cannot trace
  *  -E2BIG   size > what the kernel knows with non-zero extra bytes
  *  -ENODEV  no such backend present ("auto" with none present)
- *  -EBUSY   the session's ring is mapped or has been read: SETUP is final
+ *  -EBUSY   the session's data ring exists (SETUP gave data_size, or it
+ *           was mapped): SETUP is final from then on
  *  -ENOMEM  no memory for the ring
  */
 struct tracebuf_setup {
@@ -170,7 +176,8 @@ struct tracebuf_setup {
  * at data_offset + (tail & (data_size - 1)) can read the whole record
  * without caring about the wrap. Any other length, a non-zero offset, a
  * size other than that of an existing ring, a private mapping (-EINVAL),
- * PROT_EXEC (-EPERM), mmap before SETUP (-ENXIO), mmap of a session that
+ * PROT_EXEC (-EPERM), a data_watermark above the size the first mmap asks
+ * for (-EINVAL), mmap before SETUP (-ENXIO), mmap of a session that
  * read() has consumed from (-EBUSY), partial munmap (-EINVAL) and mremap
  * growth are refused; the mapping is not inherited across fork.
  *
@@ -247,7 +254,11 @@ struct tracebuf_ctl {
  * Errors: no data mapping yet (-ENXIO); misaligned or overlapping offset,
  * size not 2^n pages, length != aux_size, or a second AUX mapping with
  * another offset or size (-EINVAL); a session without a backend
- * (-ENODEV); MAP_PRIVATE (-EINVAL), PROT_EXEC (-EPERM); no memory (-ENOMEM).
+ * (-ENODEV); MAP_PRIVATE (-EINVAL), PROT_EXEC (-EPERM); a second mapping
+ * with the other protection (writable vs read-only: -EINVAL); an
+ * aux_watermark larger than aux_size (-EINVAL); a read-only (snapshot)
+ * mapping where the hardware cannot wrap freely (Intel PT without
+ * multi-entry ToPA: -EOPNOTSUPP); no memory (-ENOMEM).
  * The pages are zeroed before they are mapped.
  *
  * Writable AUX mapping (no-overwrite mode): the hardware never overwrites
@@ -285,9 +296,10 @@ struct tracebuf_ctl {
 /*
  * TRACEBUF_IOC_ENABLE - start the trace hardware on the session's CPU(s).
  * Errors: -ENODEV the session has no backend ("none") or its CPU is
- * offline; -ENXIO no AUX mapping; -EALREADY already enabled; -EBUSY another
- * owner (for example perf's intel_pt) holds the hardware; -EIO the
- * hardware refused the programmed values; -EINVAL SETUP not done.
+ * offline; -ENXIO no AUX mapping; -EALREADY already enabled (also after a
+ * collision or error: DISABLE first); -EBUSY another owner holds the
+ * hardware (perf's intel_pt, or another tracebuf session on that CPU);
+ * -EIO the hardware refused the programmed values; -EINVAL SETUP not done.
  *
  * TRACEBUF_IOC_DISABLE - stop the hardware and publish everything it wrote.
  * Returns 0 also when not enabled. -EINVAL before SETUP.
@@ -297,7 +309,9 @@ struct tracebuf_ctl {
  *
  * After a collision (another owner took the hardware: an AUX record with
  * COLLISION) or a hardware error, the session stops tracing and poll
- * reports EPOLLERR; DISABLE then ENABLE starts again.
+ * reports EPOLLERR (and TRACEBUF_CTL_F_ENABLED is cleared) until DISABLE;
+ * DISABLE then ENABLE starts again. SIGIO reports it as POLL_IN: check
+ * poll() for EPOLLERR.
  */
 #define TRACEBUF_IOC_ENABLE	_IO(TRACEBUF_IOC_MAGIC, 0x03)
 #define TRACEBUF_IOC_DISABLE	_IO(TRACEBUF_IOC_MAGIC, 0x04)
@@ -404,7 +418,10 @@ enum tracebuf_cfg_reason {
  * the canonical string) and restarts it, all on that CPU without letting
  * another session in. Otherwise the configuration is used at the next
  * ENABLE, and the CONFIG record is written now if the data ring exists.
- * Out: generation (incremented by every successful SET).
+ * Out: generation (incremented by every successful SET; the current one
+ * on failure). If a traced CPU's hardware refuses the new configuration
+ * when it restarts, SET returns that error (-EIO), keeps the new
+ * configuration, and the session is in the error state (EPOLLERR).
  *
  * Errors: -EFAULT; -EINVAL (size < VER0, unknown flags, reserved not zero,
  * config_len 0 or too large, no NUL within config_len, SETUP not done, or
@@ -412,10 +429,12 @@ enum tracebuf_cfg_reason {
  * backend); -ERANGE; -EOPNOTSUPP; -EACCES; -E2BIG.
  *
  * TRACEBUF_IOC_GET_DRV_CONFIG - the canonical form of the active
- * configuration: every key of the backend, defaults included, in a stable
- * order. In: config_ptr/config_len, a buffer. Out: config_len = bytes
- * needed, NUL included; the string is written only if it fits (-ENOSPC
- * otherwise, with config_len set); generation. Errors as above.
+ * configuration: every key of the backend that the CPU supports, defaults
+ * included, in a stable order (LIST_DRV_CONFIG's order, keys flagged
+ * TRACEBUF_CFG_KEY_UNSUPPORTED left out). In: config_ptr/config_len, a
+ * buffer. Out: config_len = bytes needed, NUL included; the string is
+ * written only if it fits (-ENOSPC otherwise, with config_len set);
+ * generation. Errors as above.
  */
 struct tracebuf_drv_config {
 	__u32	size;
@@ -473,8 +492,9 @@ struct tracebuf_cfg_key_desc {
  * Needs no SETUP. In: size, backend, cpu, keys_max, key_size (stride,
  * >= TRACEBUF_CFG_KEY_DESC_SIZE_VER0), keys_ptr. Out: nr_keys (may exceed
  * keys_max: then keys_max entries are written).
- * Errors: -EFAULT; -EINVAL (size, reserved, stride, name not terminated,
- * CPU not possible); -ENODEV (no such backend, or not on that CPU); -E2BIG.
+ * Errors: -EFAULT; -EINVAL (size, reserved, stride below VER0 or above the
+ * page size, name not terminated, CPU not possible); -ENODEV (no such
+ * backend, or not on that CPU); -E2BIG.
  */
 struct tracebuf_cfg_keys {
 	__u32	size;
@@ -561,6 +581,7 @@ struct tracebuf_rec_aux {
 #define TRACEBUF_AUX_F_PARTIAL		(1ULL << 2)	/* gaps in the trace */
 #define TRACEBUF_AUX_F_COLLISION	(1ULL << 3)	/* another owner took the hw */
 
+/* Reserved for the per-task mode: not written by CPU sessions. */
 struct tracebuf_rec_itrace_start {
 	struct tracebuf_record r;
 	__u32	pid;
@@ -611,8 +632,9 @@ enum tracebuf_test_context {
  * TRACEBUF_IOC_USER_MARKER - write a USER record into the data ring.
  *
  * Errors: -EFAULT; -EINVAL (size < VER0, flags or reserved not zero,
- * len > TRACEBUF_USER_MARKER_MAX); -E2BIG; -ENXIO (no data ring yet);
- * -ENOSPC (the ring is full: the marker is counted as lost).
+ * len > TRACEBUF_USER_MARKER_MAX, or a record too large for this ring);
+ * -E2BIG; -ENXIO (no data ring yet); -ENOMEM; -ENOSPC (the ring is full:
+ * the marker is counted as lost).
  */
 struct tracebuf_user_marker {
 	__u32	size;
@@ -649,8 +671,9 @@ struct tracebuf_user_marker {
  * is armed (ctl->wakeups counts them).
  *
  * SIGIO: O_ASYNC with F_SETOWN or F_SETOWN_EX. With a signal chosen by
- * F_SETSIG, the siginfo has si_code POLL_IN (POLL_HUP at hang-up), si_band
- * POLLIN|POLLRDNORM and si_fd; without F_SETSIG a plain SIGIO is sent.
+ * F_SETSIG, the siginfo has si_code POLL_IN and si_band POLLIN|POLLRDNORM
+ * (at hang-up: POLL_HUP and the kernel's band for it, POLLHUP|POLLERR),
+ * and si_fd; without F_SETSIG a plain SIGIO is sent.
  */
 
 #endif /* _UAPI_TRACEBUF_H */

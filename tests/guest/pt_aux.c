@@ -153,6 +153,15 @@ static void mapping_rules(void)
 	x.cap_aux = x.cap_spans = NULL;
 	sess_close(&x);
 
+	/* An AUX watermark beyond the AUX area it gets. */
+	TBT_CHECK(setup(&n, "intel_pt", CPU, 64 * PAGE) == 0 && tracebuf_map(&n, 16384, 0) == 0,
+		  "wm session");
+	n.ctl->aux_offset = PAGE + 2 * 16384;
+	n.ctl->aux_size = 4 * PAGE;
+	TBT_ERRNO(mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, n.fd,
+		       n.ctl->aux_offset), EINVAL);
+	tracebuf_close(&n);
+
 	/* A session without a backend has no AUX area and cannot ENABLE. */
 	TBT_CHECK(setup(&n, "none", CPU, 0) == 0 && tracebuf_map(&n, 16384, 0) == 0, "none");
 	n.ctl->aux_offset = PAGE + 2 * 16384;
@@ -232,6 +241,11 @@ static void collision(void)
 	consume(&x);
 	TBT_CHECK(x.collision == 1, "COLLISION records: %llu", (unsigned long long)x.collision);
 	TBT_CHECK(x.s.ctl->aux_collisions == 1, "aux_collisions");
+	TBT_CHECK(!(x.s.ctl->flags & TRACEBUF_CTL_F_ENABLED), "ENABLED flag after a collision");
+	/* Still enabled as far as the user is concerned: the error stays. */
+	TBT_ERRNO(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE), EALREADY);
+	p.revents = 0;
+	TBT_CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLERR), "EPOLLERR until DISABLE");
 	/* We never touched the other owner's trace. */
 	TBT_CHECK(emu_stat(CPU, "traceen") == 1, "the other owner was stopped");
 	TBT_CHECK(emu_knob(CPU, "steal", "0") == 0, "release");

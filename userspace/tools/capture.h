@@ -34,7 +34,8 @@
  *                "aux_bytes", "aux_spans", "aux_truncations",
  *                "aux_collisions", "aux_padding", "records",
  *                "records_lost" } },
- *   "lost": bool (any record lost or any TRUNCATED/COLLISION span),
+ *   "lost": bool (any record lost, any TRUNCATED/COLLISION span, or AUX
+ *           bytes published without an AUX record: per-CPU aux_gap_bytes),
  *   "complete": bool
  *
  * Keys added by 'tracebuf record' (format 1 still; readers may rely on

@@ -404,6 +404,7 @@ struct stats {
 	bool have_tsc;
 	uint64_t tsc_first, tsc_last;
 	uint64_t cut, skipped, records_lost;
+	uint64_t gap_bytes;	/* AUX bytes missing from the file (lost records) */
 	uint64_t errors;
 };
 
@@ -579,6 +580,7 @@ static void stats_add(struct stats *t, const struct stats *s)
 	}
 	t->cut += s->cut;
 	t->skipped += s->skipped;
+	t->gap_bytes += s->gap_bytes;
 	t->records_lost += s->records_lost;
 	t->errors += s->errors;
 }
@@ -607,6 +609,9 @@ static void print_stats_text(const struct stats *s)
 	printf("  cut:        %" PRIu64 "\n", s->cut);
 	if (s->skipped)
 		printf("  skipped:    %" PRIu64 " bytes before a PSB\n", s->skipped);
+	if (s->gap_bytes)
+		printf("  missing:    %" PRIu64 " AUX bytes (their AUX records were lost)\n",
+		       s->gap_bytes);
 	if (s->records_lost)
 		printf("  lost:       %" PRIu64 " records\n", s->records_lost);
 	printf("  errors:     %" PRIu64 "\n", s->errors);
@@ -654,8 +659,10 @@ static void print_stats_json(const struct stats *s)
 	else
 		printf("\"tsc_first\": null, \"tsc_last\": null, ");
 	printf("\"ptws\": %" PRIu64 ", \"ovfs\": %" PRIu64 ", \"cut\": %" PRIu64
-	       ", \"skipped\": %" PRIu64 ", \"records_lost\": %" PRIu64 ", \"errors\": %" PRIu64,
-	       s->kinds[K_PTW], s->kinds[K_OVF], s->cut, s->skipped, s->records_lost, s->errors);
+	       ", \"skipped\": %" PRIu64 ", \"missing\": %" PRIu64 ", \"records_lost\": %" PRIu64
+	       ", \"errors\": %" PRIu64,
+	       s->kinds[K_PTW], s->kinds[K_OVF], s->cut, s->skipped, s->gap_bytes, s->records_lost,
+	       s->errors);
 }
 
 static void print_cpu_json(const struct cpu *c)
@@ -866,10 +873,13 @@ static const uint8_t psb_pattern[16] = {
 
 /*
  * Decode aux[b, e), a segment: the hardware ran without a stop from its
- * start to its end. may_cut: its last span is TRUNCATED/COLLISION.
+ * start to its end. may_cut: its last span is TRUNCATED/COLLISION, or
+ * bytes are missing after it. after_gap: bytes are missing before it (an
+ * AUX record was lost, so the file lacks its span), so it may start in
+ * the middle of a packet.
  */
 static void decode_segment(struct cpu *c, const struct decode_opts *o, const uint8_t *aux,
-			   uint64_t b, uint64_t e, bool may_cut)
+			   uint64_t b, uint64_t e, bool may_cut, bool after_gap)
 {
 	struct pt_config config;
 	struct pt_packet_decoder *dec;
@@ -916,7 +926,7 @@ static void decode_segment(struct cpu *c, const struct decode_opts *o, const uin
 			c->st.skipped += off;
 			if (o->packets)
 				printf("# %" PRIu64 " bytes skipped to the first PSB\n", off);
-			if (!o->snapshot)
+			if (!o->snapshot && !after_gap)
 				cpu_error(c, true, b, "the segment does not start with a PSB: %"
 					  PRIu64 " bytes skipped to the PSB at 0x%" PRIx64,
 					  off, b + off);
@@ -924,7 +934,7 @@ static void decode_segment(struct cpu *c, const struct decode_opts *o, const uin
 			c->st.skipped += e - b;
 			if (o->packets)
 				printf("# no PSB: %" PRIu64 " bytes not decoded\n", e - b);
-			if (!o->snapshot)
+			if (!o->snapshot && !after_gap)
 				cpu_error(c, true, b, "no PSB in the segment [0x%" PRIx64 ", 0x%"
 					  PRIx64 "): %s", b, e, pt_errstr(pt_errcode(rc)));
 		}
@@ -1086,12 +1096,17 @@ static bool decode_cpu(struct cpu *c, const struct decode_opts *o, const struct 
 		const struct span *s = &c->spans[i];
 		const struct span *n = i + 1 < c->nspans ? &c->spans[i + 1] : NULL;
 		bool stop = s->flags & (TRACEBUF_AUX_F_TRUNCATED | TRACEBUF_AUX_F_COLLISION);
+		/* A jump in the ring: the spans in between are not in the file. */
+		bool gap = n && n->ring_off != s->ring_off + s->size;
+		bool after_gap = seg_first && c->spans[seg_first].ring_off !=
+			c->spans[seg_first - 1].ring_off + c->spans[seg_first - 1].size;
 		uint64_t b = c->spans[seg_first].start, e = s->start + s->size;
 
-		if (n && !stop && !n->cfg_first &&
-		    !(o->snapshot && ((n->flags & TRACEBUF_AUX_F_OVERWRITE) ||
-				      n->ring_off != s->ring_off + s->size)))
+		if (n && !stop && !gap && !n->cfg_first &&
+		    !(o->snapshot && (n->flags & TRACEBUF_AUX_F_OVERWRITE)))
 			continue;
+		if (gap && !o->snapshot)
+			c->st.gap_bytes += n->ring_off - (s->ring_off + s->size);
 		/* spans seg_first..i: one segment, clipped to what the file holds */
 		if (b > alen)
 			b = alen;
@@ -1111,9 +1126,11 @@ static bool decode_cpu(struct cpu *c, const struct decode_opts *o, const struct 
 				       ", ends TRUNCATED") : "");
 		}
 #ifdef HAVE_LIBIPT
-		decode_segment(c, o, aux, b, e, stop);
+		decode_segment(c, o, aux, b, e, stop || (gap && !o->snapshot),
+			       after_gap && !o->snapshot);
 #else
 		(void)stop;
+		(void)after_gap;
 #endif
 		seg_first = i + 1;
 	}

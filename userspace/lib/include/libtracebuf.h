@@ -69,7 +69,7 @@ struct tracebuf_session {
 #define TRACEBUF_CFG_MESSAGE_LEN	256
 
 struct tracebuf_cfg_error {
-	uint32_t offset;	/* byte offset of the offending token (or value) */
+	uint32_t offset;	/* byte offset of the offending token (KEY or KEY=VALUE) */
 	uint32_t len;		/* its length in bytes */
 	uint32_t reason;	/* enum tracebuf_cfg_reason; TRACEBUF_CFG_OK if none */
 	uint64_t generation;	/* the configuration generation the kernel reported */
