@@ -31,13 +31,13 @@ has "backends: 2"
 has "  intel_pt: id 1, flags 0x0, nr_cpus 4, caps_size 64"
 has "  coresight: id 2, flags 0x1 (emulated), nr_cpus 4, caps_size 65"
 # intel_pt: its capabilities, decoded (fake GET_CAPS).
-has "    cpu 0: family 6, model 0x55, stepping 4, max non-turbo ratio 21"
+has "    cpus 0-7: family 6, model 0x55, stepping 4, max non-turbo ratio 21"
 has "    features: cr3_filtering psb_cyc ip_filtering mtc topa_output topa_multiple_entries single_range_output"
 has "    address ranges: 2"
 has "    mtc periods: 0,3,6,9"
 has "    cyc thresholds: 0,1,2,3,4,5,6,7,8,9,10,11,12,13"
 has "    psb periods: 0,1,2,3,4,5"
-[ "$(grep -c '^    cpu ' "$t/out")" = 1 ] || no "capabilities not exactly once"
+[ "$(grep -c '^    cpus ' "$t/out")" = 1 ] || no "capabilities not exactly once"
 
 # More backends than the tool's first guess: it asks again for all of them.
 run 11 1.2.3 info
@@ -47,7 +47,7 @@ run 0 1.2.3 info --json
 has "{\"module_version\":\"1.2.3\",\"abi_version\":1,\"page_size\":4096,\"nr_cpu_ids\":8,\"tool_version\":\"$version\",\"backends\":[]}"
 
 run 2 'q"b\s' info --json
-has '{"module_version":"q\"b\\s","abi_version":1,"page_size":4096,"nr_cpu_ids":8,"tool_version":"'"$version"'","backends":[{"name":"intel_pt","id":1,"flags":0,"emulated":false,"nr_cpus":4,"caps_size":64,"pt_caps":{"cpu":0,"family":6,"model":85,"stepping":4,"max_nonturbo_ratio":21,"nr_addr_ranges":2,"flags":463,"features":["cr3_filtering","psb_cyc","ip_filtering","mtc","topa_output","topa_multiple_entries","single_range_output"],"mtc_periods":[0,3,6,9],"cyc_thresholds":[0,1,2,3,4,5,6,7,8,9,10,11,12,13],"psb_periods":[0,1,2,3,4,5],"cpuid_14_0":[1,15,7,0],"cpuid_14_1":[8779,4145151,0,0],"cpuid_15":[2,168,0,0]}},{"name":"coresight","id":2,"flags":1,"emulated":true,"nr_cpus":4,"caps_size":65}]}'
+has '{"module_version":"q\"b\\s","abi_version":1,"page_size":4096,"nr_cpu_ids":8,"tool_version":"'"$version"'","backends":[{"name":"intel_pt","id":1,"flags":0,"emulated":false,"nr_cpus":4,"caps_size":64,"pt_caps":{"cpu":0,"cpus":"0-7","cpus_differ":0,"family":6,"model":85,"stepping":4,"max_nonturbo_ratio":21,"nr_addr_ranges":2,"flags":463,"features":["cr3_filtering","psb_cyc","ip_filtering","mtc","topa_output","topa_multiple_entries","single_range_output"],"mtc_periods":[0,3,6,9],"cyc_thresholds":[0,1,2,3,4,5,6,7,8,9,10,11,12,13],"psb_periods":[0,1,2,3,4,5],"cpuid_14_0":[1,15,7,0],"cpuid_14_1":[8779,4145151,0,0],"cpuid_15":[2,168,0,0]}},{"name":"coresight","id":2,"flags":1,"emulated":true,"nr_cpus":4,"caps_size":65}]}'
 if command -v python3 >/dev/null; then
 	for n in 0 3; do
 		run $n "$(printf 'a\tb"\\\001')" info --json >/dev/null

@@ -129,12 +129,41 @@ static const char *desc_name(const struct tracebuf_backend_desc *d, int *len)
 	return tracebuf_backend_name(d->id);
 }
 
-/* Intel PT capabilities of one backend, as GET_CAPS answered. */
+/*
+ * Intel PT capabilities of one backend, as GET_CAPS answered for every
+ * CPU: the first CPU's, and the list of CPUs whose capabilities are the
+ * same. CPUs that differ (hybrid parts) are counted; --json lists every
+ * CPU.
+ */
+#define PT_CAPS_MAX_CPUS	256
 struct pt_caps_result {
 	int ret;			/* 0, or why there are none; 1: not asked */
 	unsigned int cpu;		/* the CPU they describe */
 	struct tracebuf_pt_caps caps;
+	char same[256];			/* "0-3,5": CPUs with these capabilities */
+	unsigned int nr_differ;		/* CPUs with other capabilities */
 };
+
+/* Append cpu to a cpulist string kept in ranges ("0-3,5"). */
+static void cpulist_add(char *list, size_t len, unsigned int cpu, unsigned int *last,
+			unsigned int *run)
+{
+	size_t n = strlen(list);
+
+	if (n && *last + 1 == cpu) {
+		(*run)++;
+		/* Rewrite the tail "a" or "a-b" as "a-cpu". */
+		while (n && list[n - 1] != ',' && list[n - 1] != '-')
+			n--;
+		if (*run == 1)
+			n = strlen(list);
+		snprintf(list + n, len - n, "%s%u", *run == 1 ? "-" : "", cpu);
+	} else {
+		*run = 0;
+		snprintf(list + n, len - n, "%s%u", n ? "," : "", cpu);
+	}
+	*last = cpu;
+}
 
 static const struct {
 	uint64_t flag;
@@ -202,17 +231,30 @@ static void get_pt_caps(struct tracebuf_session *s, const char *name, unsigned i
 {
 	unsigned int cpu;
 
+	struct tracebuf_pt_caps c;
+	unsigned int last = 0, run = 0;
+	int ret;
+
 	r->ret = -ENODEV;
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		memset(&r->caps, 0, sizeof(r->caps));
-		r->ret = tracebuf_get_caps(s, name, cpu, &r->caps, sizeof(r->caps));
-		if (r->ret >= 0) {
+	r->same[0] = 0;
+	r->nr_differ = 0;
+	for (cpu = 0; cpu < nr_cpu_ids && cpu < PT_CAPS_MAX_CPUS; cpu++) {
+		memset(&c, 0, sizeof(c));
+		ret = tracebuf_get_caps(s, name, cpu, &c, sizeof(c));
+		if (ret < 0) {
+			if (ret != -ENODEV && ret != -EINVAL && r->ret)
+				r->ret = ret;
+			continue;
+		}
+		if (r->ret) {
 			r->ret = 0;
 			r->cpu = cpu;
-			return;
+			r->caps = c;
 		}
-		if (r->ret != -ENODEV && r->ret != -EINVAL)
-			return;
+		if (!memcmp(&c, &r->caps, sizeof(c)))
+			cpulist_add(r->same, sizeof(r->same), cpu, &last, &run);
+		else
+			r->nr_differ++;
 	}
 }
 
@@ -225,7 +267,7 @@ static void print_pt_caps_text(const struct pt_caps_result *r)
 		printf("    capabilities: unavailable (%s)\n", tracebuf_strerror(r->ret));
 		return;
 	}
-	printf("    cpu %u: family %u, model 0x%x, stepping %u", r->cpu, c->family, c->model,
+	printf("    cpus %s: family %u, model 0x%x, stepping %u", r->same, c->family, c->model,
 	       c->stepping);
 	if (c->max_nonturbo_ratio)
 		printf(", max non-turbo ratio %u", c->max_nonturbo_ratio);
@@ -242,6 +284,9 @@ static void print_pt_caps_text(const struct pt_caps_result *r)
 	printf("\n    psb periods: ");
 	print_bitmap(c->psb_periods);
 	putchar('\n');
+	if (r->nr_differ)
+		printf("    %u other CPU(s) have other capabilities: tracebuf config --list --cpu N\n",
+		       r->nr_differ);
 }
 
 static void print_pt_caps_json(const struct pt_caps_result *r)
@@ -254,9 +299,10 @@ static void print_pt_caps_json(const struct pt_caps_result *r)
 		printf(",\"pt_caps\":null");
 		return;
 	}
-	printf(",\"pt_caps\":{\"cpu\":%u,\"family\":%u,\"model\":%u,\"stepping\":%u,"
+	printf(",\"pt_caps\":{\"cpu\":%u,\"cpus\":\"%s\",\"cpus_differ\":%u,\"family\":%u,"
+	       "\"model\":%u,\"stepping\":%u,"
 	       "\"max_nonturbo_ratio\":%u,\"nr_addr_ranges\":%u,\"flags\":%llu,\"features\":[",
-	       r->cpu, c->family, c->model, c->stepping, c->max_nonturbo_ratio,
+	       r->cpu, r->same, r->nr_differ, c->family, c->model, c->stepping, c->max_nonturbo_ratio,
 	       c->nr_addr_ranges, (unsigned long long)c->flags);
 	for (i = 0; i < sizeof(pt_features) / sizeof(pt_features[0]); i++) {
 		if (c->flags & pt_features[i].flag) {
