@@ -118,7 +118,7 @@ static void tb_aux_destroy(struct tb_session *s)
 	s->aux = NULL;		/* no drain can start: nothing is active */
 	spin_unlock_irqrestore(&s->trace_lock, flags);
 	WRITE_ONCE(s->aux_watermark, 0);
-	s->ring->ctl->flags &= ~TRACEBUF_CTL_F_AUX_SNAPSHOT;
+	tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_AUX_SNAPSHOT);
 	if (s->backend->free_aux)
 		s->backend->free_aux(aux);
 	tb_aux_free(aux);
@@ -200,14 +200,14 @@ int tb_aux_mmap(struct tb_session *s, struct vm_area_struct *vma)
 			tb_aux_free(aux);
 			goto out;
 		}
-		/* The previous AUX area's counters start again from here. */
-		aux->head = READ_ONCE(ctl->aux_head);
-		aux->tail = aux->head;
-		WRITE_ONCE(ctl->aux_tail, aux->head);
+		/* Positions run on from where a previous AUX area ended. */
+		aux->tail = s->aux_head;
+		WRITE_ONCE(ctl->aux_tail, s->aux_head);
+		WRITE_ONCE(ctl->aux_head, s->aux_head);
 		/* Snapshot mode has no AUX watermark: nothing is consumed. */
 		WRITE_ONCE(s->aux_watermark, snapshot ? 0 : aux->watermark);
 		if (snapshot)
-			ctl->flags |= TRACEBUF_CTL_F_AUX_SNAPSHOT;
+			tb_ring_flags(s->ring, TRACEBUF_CTL_F_AUX_SNAPSHOT, 0);
 		s->aux = aux;
 	}
 
@@ -241,10 +241,10 @@ u64 tb_aux_tail(struct tb_aux *aux)
 	u64 t;
 
 	if (aux->snapshot)
-		return aux->head - aux->size;	/* nothing is protected */
+		return tb_aux_head(aux) - aux->size;	/* nothing is protected */
 	t = smp_load_acquire(&aux->s->ring->ctl->aux_tail);	/* (I), pairs with (H) */
 	/* Backwards or past the head: keep the last good value. */
-	if (t - aux->tail <= aux->head - aux->tail)
+	if (t - aux->tail <= tb_aux_head(aux) - aux->tail)
 		aux->tail = t;
 	return aux->tail;
 }
@@ -252,22 +252,16 @@ u64 tb_aux_tail(struct tb_aux *aux)
 /* Bytes the hardware may write without touching unread data. */
 u64 tb_aux_free_bytes(struct tb_aux *aux)
 {
-	return aux->size - (aux->head - tb_aux_tail(aux));
-}
-
-void tb_aux_count_truncation(struct tb_aux *aux)
-{
-	struct tracebuf_ctl *ctl = aux->s->ring->ctl;
-
-	WRITE_ONCE(ctl->aux_truncations, ctl->aux_truncations + 1);
+	return aux->size - (tb_aux_head(aux) - tb_aux_tail(aux));
 }
 
 /* The kernel padded bytes of a span the hardware left early. */
 void tb_aux_count_padding(struct tb_aux *aux, u64 bytes)
 {
-	struct tracebuf_ctl *ctl = aux->s->ring->ctl;
+	struct tb_session *s = aux->s;
 
-	WRITE_ONCE(ctl->aux_padding, ctl->aux_padding + bytes);
+	s->aux_padding += bytes;
+	WRITE_ONCE(s->ring->ctl->aux_padding, s->aux_padding);
 }
 
 /*
@@ -281,7 +275,7 @@ void tb_aux_publish(struct tb_aux *aux, u64 new_head, u64 flags)
 	struct tb_session *s = aux->s;
 	struct tb_ring *rb = s->ring;
 	struct tracebuf_ctl *ctl = rb->ctl;
-	u64 start = aux->head, size = new_head - aux->head;
+	u64 start = s->aux_head, size = new_head - s->aux_head;
 	struct tracebuf_rec_aux *rec;
 	struct tracebuf_wr wr;
 
@@ -301,10 +295,13 @@ void tb_aux_publish(struct tb_aux *aux, u64 new_head, u64 flags)
 		rec->flags = flags;
 		tracebuf_commit(rb, &wr);
 	}
-	aux->head = new_head;
-	WRITE_ONCE(ctl->aux_published, ctl->aux_published + size);
+	WRITE_ONCE(s->aux_head, new_head);	/* for poll: tb_aux_ready() */
+	s->aux_published += size;
+	WRITE_ONCE(ctl->aux_published, s->aux_published);
+	if (flags & TRACEBUF_AUX_F_TRUNCATED)
+		WRITE_ONCE(ctl->aux_truncations, ++s->aux_truncations);
 	if (flags & TRACEBUF_AUX_F_COLLISION)
-		WRITE_ONCE(ctl->aux_collisions, ctl->aux_collisions + 1);
+		WRITE_ONCE(ctl->aux_collisions, ++s->aux_collisions);
 	smp_store_release(&ctl->aux_head, new_head);	/* (F), pairs with (G) */
 	if (tb_aux_ready(s))
 		tb_ring_kick(rb);
@@ -319,7 +316,7 @@ bool tb_aux_ready(struct tb_session *s)
 
 	if (!rb || !wm)
 		return false;
-	head = READ_ONCE(rb->ctl->aux_head);
+	head = READ_ONCE(s->aux_head);		/* the kernel's, not the page's */
 	tail = READ_ONCE(rb->ctl->aux_tail);
 	/* A tail beyond the head (garbage) reads as nothing unread. */
 	return (s64)(head - tail) >= (s64)wm;

@@ -9,6 +9,8 @@
 #include <linux/mm_types.h>
 #include <linux/types.h>
 
+#include "internal.h"
+
 struct tb_session;
 
 /* 2^order physically contiguous pages of the AUX ring, in ring order. */
@@ -33,9 +35,9 @@ struct tb_aux {
 
 	/*
 	 * Hardware-side state: touched only under s->trace_lock, by whoever
-	 * drains (the traced CPU with interrupts off).
+	 * drains (the traced CPU with interrupts off). The published head is
+	 * s->aux_head (tb_aux_head()).
 	 */
-	u64 head;			/* published: every byte below is the consumer's */
 	u64 tail;			/* last aux_tail that passed validation */
 	u64 snap_written;		/* snapshot: bytes written since last publish */
 };
@@ -44,8 +46,13 @@ int tb_aux_mmap(struct tb_session *s, struct vm_area_struct *vma);
 u64 tb_aux_tail(struct tb_aux *aux);
 u64 tb_aux_free_bytes(struct tb_aux *aux);
 void tb_aux_publish(struct tb_aux *aux, u64 new_head, u64 flags);
-void tb_aux_count_truncation(struct tb_aux *aux);
 void tb_aux_count_padding(struct tb_aux *aux, u64 bytes);
 bool tb_aux_ready(struct tb_session *s);
+
+/* Every AUX byte below this position is the consumer's (published). */
+static inline u64 tb_aux_head(const struct tb_aux *aux)
+{
+	return aux->s->aux_head;
+}
 
 #endif /* _TRACEBUF_AUX_H */

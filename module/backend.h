@@ -22,9 +22,6 @@ struct tb_aux;
 struct tb_cfg_key;
 struct tb_cfg_val;
 
-/* tb_backend.stop() flags */
-#define TB_STOP_PUBLISH		BIT(0)	/* publish what the hardware wrote */
-
 struct tb_backend {
 	const char *name;		/* as in GET_INFO and SETUP */
 	u32 id;				/* enum tracebuf_backend_id */
@@ -42,8 +39,8 @@ struct tb_backend {
 	void (*free_aux)(struct tb_aux *aux);
 	/* Start tracing on this CPU: 0, -EBUSY (foreign owner), -EIO. */
 	int (*start)(struct tb_session *s, unsigned int cpu);
-	/* Stop on this CPU; with TB_STOP_PUBLISH publish what was written. */
-	void (*stop)(struct tb_session *s, unsigned int cpu, unsigned int flags);
+	/* Stop on this CPU and publish what the hardware wrote. */
+	void (*stop)(struct tb_session *s, unsigned int cpu);
 	/*
 	 * Periodic drain on this CPU: publish new data, detect collisions,
 	 * restart a ring that stopped full once there is room again.
@@ -67,7 +64,6 @@ struct tb_backend {
 	u32 flags;			/* TRACEBUF_BACKEND_F_* */
 	u32 nr_cpus;
 	u32 caps_size;
-	bool one_cpu;			/* one CPU per session (per-CPU sinks) */
 	/* Module providing the registers (an emulator), pinned while held. */
 	struct module *owner;
 };

@@ -71,6 +71,14 @@ struct tb_session {
 	struct tb_aux *aux;
 	u64 aux_watermark;		/* 0: no AUX wakeups; READ_ONCE outside lock */
 	/*
+	 * The published AUX head and the AUX counters: the kernel's own
+	 * values, of which the control page holds copies that are never read
+	 * back. They run on across AUX areas. Written under trace_lock;
+	 * aux_head is read by poll with READ_ONCE.
+	 */
+	u64 aux_head;
+	u64 aux_published, aux_truncations, aux_collisions, aux_padding;
+	/*
 	 * Tracing state (trace.c): IRQ-safe, taken on the traced CPU in IPI,
 	 * hrtimer and irq_work context. Protects tr_*, drain_cpu and the
 	 * backend's per-session hardware state; s->aux may be read under it.

@@ -464,14 +464,14 @@ static unsigned int tb_pt_dist(const struct tb_topa *t, int a, int b)
 
 /*
  * Place STOP and INT for the space the consumer has left, and program the
- * output position at aux->head. Returns false (stalled) when the region
+ * output position at the published head. Returns false (stalled) when the region
  * the hardware would write next is not entirely free, or when resuming
  * from a stall with less than a watermark of room.
  */
 static bool tb_pt_place(struct tb_pt_cpu *pc, struct tb_aux *aux, struct tb_pt_buf *buf)
 {
 	struct tb_topa *t = &buf->topa;
-	u64 head = aux->head & aux->mask, free, base, mask;
+	u64 pos = tb_aux_head(aux), head = pos & aux->mask, free, base, mask;
 	int cur = tb_topa_region_of(t, head), stop, irq;
 	const struct tb_topa_region *r = &t->regions[cur];
 
@@ -482,10 +482,9 @@ static bool tb_pt_place(struct tb_pt_cpu *pc, struct tb_aux *aux, struct tb_pt_b
 		if (pc->stalled && free < min(aux->watermark, aux->size))
 			return false;
 		/* The last region that ends at or before tail + size. */
-		stop = tb_topa_region_of(t, (aux->head + free) & aux->mask);
+		stop = tb_topa_region_of(t, (pos + free) & aux->mask);
 		stop = (stop + t->nr_regions - 1) % t->nr_regions;
-		irq = tb_topa_region_of(t, (aux->head + min(aux->watermark, free) - 1) &
-					aux->mask);
+		irq = tb_topa_region_of(t, (pos + min(aux->watermark, free) - 1) & aux->mask);
 		if (tb_pt_dist(t, cur, irq) > tb_pt_dist(t, cur, stop))
 			irq = stop;
 		tb_topa_set_markers(t, stop, irq);
@@ -507,7 +506,7 @@ static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_aux *aux, struct tb_pt_buf 
 		return 0;
 	}
 	pc->stalled = false;
-	pc->last_off = aux->head & aux->mask;
+	pc->last_off = tb_aux_head(aux) & aux->mask;
 	if (tb_wrmsr(TB_MSR_RTIT_OUTPUT_BASE, pc->base) ||
 	    tb_wrmsr(TB_MSR_RTIT_OUTPUT_MASK, pc->mask) ||
 	    tb_wrmsr(TB_MSR_RTIT_STATUS, 0) ||
@@ -539,11 +538,11 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 	    tb_rdmsr(TB_MSR_RTIT_STATUS, &status) ||
 	    tb_topa_offset(t, base, mask, &off)) {
 		*err = -EIO;
-		return aux->head;
+		return tb_aux_head(aux);
 	}
 	if (status & TB_RTIT_STATUS_ERROR)
 		*err = -EIO;
-	delta = (off - aux->head) & aux->mask;
+	delta = (off - tb_aux_head(aux)) & aux->mask;
 	if (t->single) {
 		int r = tb_topa_region_of(t, off);
 		const struct tb_topa_region *reg = &t->regions[r];
@@ -576,20 +575,30 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 		aux->snap_written += (off - pc->last_off) & aux->mask;
 		pc->last_off = off;
 	}
-	return aux->head + delta;
+	return tb_aux_head(aux) + delta;
 }
 
-/* Another owner changed our registers: stop cleanly, flag COLLISION. */
+/* Give up this CPU's hardware: the session is in the error state. */
+static void tb_pt_fail(struct tb_session *s, struct tb_pt_cpu *pc, unsigned int cpu,
+		       const char *why)
+{
+	pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: %s; tracing stopped\n", cpu, why);
+	pc->running = false;
+	pc->stalled = false;
+	WRITE_ONCE(pc->s, NULL);	/* the NMI handler leaves this CPU alone */
+	tb_trace_error(s, cpu);
+}
+
+/*
+ * Another owner changed our registers: flag COLLISION and stop, without
+ * touching them. What the hardware wrote since the last drain is lost
+ * with an unknown size: the COLLISION span says so.
+ */
 static void tb_pt_collision(struct tb_session *s, struct tb_pt_cpu *pc,
 			    unsigned int cpu)
 {
-	pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: another owner took the hardware; tracing stopped\n",
-			    cpu);
-	pc->running = false;
-	pc->stalled = false;
-	WRITE_ONCE(pc->s, NULL);
-	tb_aux_publish(s->aux, s->aux->head, TRACEBUF_AUX_F_COLLISION);
-	tb_trace_error(s, cpu);
+	tb_aux_publish(s->aux, tb_aux_head(s->aux), TRACEBUF_AUX_F_COLLISION);
+	tb_pt_fail(s, pc, cpu, "another owner took the hardware");
 }
 
 static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
@@ -615,33 +624,23 @@ static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
 			pc->last_off = off;
 			return;
 		}
-		if (!pmi && off == (aux->head & aux->mask))
+		if (!pmi && off == (tb_aux_head(aux) & aux->mask))
 			return;		/* nothing new */
 		head = tb_pt_halt(pc, aux, buf, pmi, &flags, &err);
 		tb_aux_publish(aux, head, flags);
-		if (flags & TRACEBUF_AUX_F_TRUNCATED)
-			tb_aux_count_truncation(aux);
 		if (err) {
-			pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: output error; tracing stopped\n",
-					    cpu);
-			WRITE_ONCE(pc->s, NULL);
-			tb_trace_error(s, cpu);
+			tb_pt_fail(s, pc, cpu, "output error");
 			return;
 		}
 		if (flags & TRACEBUF_AUX_F_TRUNCATED)
 			pc->stalled = true;	/* resume at a watermark of room */
-	}
-	/* Stalled: nobody else may have taken the unit while it was idle. */
-	if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) || (ctl & TB_RTIT_CTL_TRACEEN)) {
+	} else if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) || (ctl & TB_RTIT_CTL_TRACEEN)) {
+		/* Stalled: nobody else may have taken the unit while it was idle. */
 		tb_pt_collision(s, pc, cpu);
 		return;
 	}
-	if (tb_pt_run(pc, aux, buf)) {
-		pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: restart refused; tracing stopped\n",
-				    cpu);
-		WRITE_ONCE(pc->s, NULL);
-		tb_trace_error(s, cpu);
-	}
+	if (tb_pt_run(pc, aux, buf))
+		tb_pt_fail(s, pc, cpu, "restart refused");
 }
 
 static void tb_pt_drain(struct tb_session *s, unsigned int cpu)
@@ -668,9 +667,8 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 		return -EIO;
 	if (ctl & TB_RTIT_CTL_TRACEEN)
 		return -EBUSY;
+	/* BDM106 needs BranchEn: its key table only allows branch=1. */
 	pc->ctl = cfg->ctl | TB_RTIT_CTL_TOPA | TB_RTIT_CTL_TRACEEN;
-	if (tb_pt_has(&pc->caps, TRACEBUF_PT_CAP_BRANCH_ALWAYS))
-		pc->ctl |= TB_RTIT_CTL_BRANCHEN;
 	pc->stalled = false;
 	/* CTL must not carry TraceEn while the other MSRs are written. */
 	if (tb_wrmsr(TB_MSR_RTIT_CTL, 0))
@@ -691,7 +689,7 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 	return ret;
 }
 
-static void tb_pt_stop(struct tb_session *s, unsigned int cpu, unsigned int how)
+static void tb_pt_stop(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
 	struct tb_aux *aux = s->aux;
@@ -706,10 +704,7 @@ static void tb_pt_stop(struct tb_session *s, unsigned int cpu, unsigned int how)
 			return;
 		}
 		head = tb_pt_halt(pc, aux, aux->priv, false, &flags, &err);
-		if (how & TB_STOP_PUBLISH)
-			tb_aux_publish(aux, head, flags);
-		if (flags & TRACEBUF_AUX_F_TRUNCATED)
-			tb_aux_count_truncation(aux);
+		tb_aux_publish(aux, head, flags);
 	}
 	tb_wrmsr(TB_MSR_RTIT_CTL, 0);
 	pc->stalled = false;
@@ -947,7 +942,6 @@ struct tb_backend tb_pt_backend = {
 	.cfg_keys	= tb_pt_cfg_keys,
 	.cfg_apply	= tb_pt_cfg_apply,
 	.cfg_size	= sizeof(struct tb_pt_cfg),
-	.one_cpu	= true,
 };
 
 /* --- emulator registration ---------------------------------------------- */

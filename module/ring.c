@@ -123,6 +123,20 @@ static void tb_ring_wakeup_work(struct irq_work *work)
 	tb_session_wake(rb->s, POLL_IN);
 }
 
+/* Set and clear control-page flags, from any context. */
+void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear)
+{
+	int old = atomic_read(&rb->flags), v;
+
+	while (!atomic_try_cmpxchg(&rb->flags, &old, (old & ~clear) | set))
+		;
+	/* As tb_publish(): the last store carries the latest value. */
+	do {
+		v = atomic_read(&rb->flags);
+		WRITE_ONCE(rb->ctl->flags, v);
+	} while (atomic_read(&rb->flags) != v);
+}
+
 /*
  * Something other than a record (AUX data, an error) may have made the
  * session ready: wake the consumer, through the same NMI-safe irq_work.

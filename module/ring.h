@@ -24,6 +24,12 @@ struct tb_ring {
 	u32 wakeup_events;		/* wake every N records (0: off) */
 	/* Set once the consumer owns data_tail (writable mmap). */
 	bool honour_tail;
+	/*
+	 * The kernel's copy of ctl->flags (TRACEBUF_CTL_F_*): changed from
+	 * process and IRQ context, so by cmpxchg, and never read back from
+	 * the user-writable page.
+	 */
+	atomic_t flags;
 
 	/* Reservation head: every byte below it belongs to a writer. */
 	atomic64_t head ____cacheline_aligned;
@@ -59,6 +65,7 @@ bool tb_ring_ready(struct tb_ring *rb);
 bool tb_ring_readable(struct tb_ring *rb);
 ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len);
 void tb_ring_kick(struct tb_ring *rb);
+void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear);
 
 /* The writer API, for any context including NMI. */
 int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size,

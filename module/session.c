@@ -352,11 +352,11 @@ int tb_session_mmap(struct tb_session *s, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_WRITE) {
 		/* The consumer now owns data_tail; the kernel validates it. */
 		WRITE_ONCE(rb->honour_tail, true);
-		rb->ctl->flags &= ~TRACEBUF_CTL_F_READONLY;
+		tb_ring_flags(rb, 0, TRACEBUF_CTL_F_READONLY);
 	} else {
 		tb_vm_flags_clear(vma, VM_MAYWRITE);
 		if (!READ_ONCE(rb->honour_tail))
-			rb->ctl->flags |= TRACEBUF_CTL_F_READONLY;
+			tb_ring_flags(rb, TRACEBUF_CTL_F_READONLY, 0);
 	}
 	vma->vm_ops = &tb_vm_ops;
 	ret = tb_insert_pages(rb, vma);

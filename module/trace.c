@@ -81,7 +81,7 @@ static void tb_trace_stop_here(struct tb_session *s, unsigned int cpu)
 {
 	lockdep_assert_held(&s->trace_lock);
 	if (cpumask_test_cpu(cpu, s->tr_active)) {
-		s->backend->stop(s, cpu, TB_STOP_PUBLISH);
+		s->backend->stop(s, cpu);
 		cpumask_clear_cpu(cpu, s->tr_active);
 	}
 	if (s->drain_cpu == cpu) {
@@ -127,7 +127,6 @@ void tb_trace_disable(struct tb_session *s)
 	lockdep_assert_held(&s->lock);
 	spin_lock_irqsave(&s->trace_lock, flags);
 	s->tr_enabled = false;
-	s->tr_error = false;
 	spin_unlock_irqrestore(&s->trace_lock, flags);
 	/* An offline CPU was stopped by its teardown callback. */
 	for_each_cpu(cpu, s->cpus)
@@ -137,8 +136,15 @@ void tb_trace_disable(struct tb_session *s)
 	 * cancelled there; this catches nothing else but costs nothing.
 	 */
 	hrtimer_cancel(&s->drain_timer);
+	/*
+	 * After the stops: a collision found while stopping is in its
+	 * COLLISION span; DISABLE still leaves no error state behind.
+	 */
+	spin_lock_irqsave(&s->trace_lock, flags);
+	s->tr_error = false;
+	spin_unlock_irqrestore(&s->trace_lock, flags);
 	if (s->ring)
-		s->ring->ctl->flags &= ~TRACEBUF_CTL_F_ENABLED;
+		tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_ENABLED);
 }
 
 long tb_ioctl_enable(struct tb_session *s)
@@ -187,7 +193,7 @@ long tb_ioctl_enable(struct tb_session *s)
 	if (ret)
 		tb_trace_disable(s);
 	else
-		s->ring->ctl->flags |= TRACEBUF_CTL_F_ENABLED;
+		tb_ring_flags(s->ring, TRACEBUF_CTL_F_ENABLED, 0);
 out:
 	mutex_unlock(&s->lock);
 	return ret;
@@ -234,7 +240,7 @@ void tb_trace_error(struct tb_session *s, unsigned int cpu)
 	cpumask_clear_cpu(cpu, s->tr_active);
 	s->tr_error = true;
 	if (cpumask_empty(s->tr_active))
-		s->ring->ctl->flags &= ~TRACEBUF_CTL_F_ENABLED;
+		tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_ENABLED);
 	tb_ring_kick(s->ring);
 }
 
@@ -281,7 +287,7 @@ static void tb_trace_restart_ipi(void *arg)
 
 	spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
 	if (cpumask_test_cpu(cpu, s->tr_active)) {
-		s->backend->stop(s, cpu, TB_STOP_PUBLISH);
+		s->backend->stop(s, cpu);
 		cpumask_clear_cpu(cpu, s->tr_active);
 		if (c->between && !c->done) {
 			c->between(s, c->arg);

@@ -266,6 +266,44 @@ static void malformed(int fd)
 
 		TBT_CHECK(get_cfg(fd, small, sizeof(small)) == -ENOSPC, "GET into a small buffer");
 	}
+	{
+		char buf[64];
+		struct tracebuf_drv_config dc = { .size = sizeof(dc), .flags = 1,
+						  .config_ptr = (uintptr_t)buf, .config_len = 64 };
+
+		TBT_ERRNO(ioctl(fd, TRACEBUF_IOC_GET_DRV_CONFIG, &dc), EINVAL);
+		dc.flags = 0;
+		dc.size = TRACEBUF_DRV_CONFIG_SIZE_VER0 - 8;
+		TBT_ERRNO(ioctl(fd, TRACEBUF_IOC_GET_DRV_CONFIG, &dc), EINVAL);
+	}
+	{
+		struct tracebuf_cfg_key_desc k[2];
+		struct tracebuf_cfg_keys q = { .size = sizeof(q), .cpu = CPU, .keys_max = 2,
+					       .key_size = sizeof(k[0]), .keys_ptr = (uintptr_t)k };
+
+		strcpy(q.backend, "intel_pt");
+		q.key_size = TRACEBUF_CFG_KEY_DESC_SIZE_VER0 - 8;
+		TBT_ERRNO(ioctl(fd, TRACEBUF_IOC_LIST_DRV_CONFIG, &q), EINVAL);
+		q.key_size = sizeof(k[0]);
+		q.keys_ptr = 0;
+		TBT_ERRNO(ioctl(fd, TRACEBUF_IOC_LIST_DRV_CONFIG, &q), EINVAL);
+		q.keys_ptr = 8;
+		TBT_ERRNO(ioctl(fd, TRACEBUF_IOC_LIST_DRV_CONFIG, &q), EFAULT);
+		q.keys_ptr = (uintptr_t)k;
+		q.reserved[0] = 1;
+		TBT_ERRNO(ioctl(fd, TRACEBUF_IOC_LIST_DRV_CONFIG, &q), EINVAL);
+		q.reserved[0] = 0;
+		q.cpu = 100000;
+		TBT_ERRNO(ioctl(fd, TRACEBUF_IOC_LIST_DRV_CONFIG, &q), EINVAL);
+		q.cpu = CPU;
+		memset(q.backend, 'x', sizeof(q.backend));
+		TBT_ERRNO(ioctl(fd, TRACEBUF_IOC_LIST_DRV_CONFIG, &q), EINVAL);
+		strcpy(q.backend, "coresight");
+		TBT_ERRNO(ioctl(fd, TRACEBUF_IOC_LIST_DRV_CONFIG, &q), ENODEV);
+		strcpy(q.backend, "intel_pt");
+		TBT_CHECK(ioctl(fd, TRACEBUF_IOC_LIST_DRV_CONFIG, &q) == 0 && q.nr_keys == 18,
+			  "LIST into 2 entries: %u keys", q.nr_keys);
+	}
 }
 
 /* Kernel tracing needs CAP_PERFMON: a process that dropped it is refused. */

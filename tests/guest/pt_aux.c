@@ -256,6 +256,16 @@ static void collision(void)
 	msleep(20);
 	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "disable");
 	consume(&x);
+	/* Another owner found by DISABLE itself (or just before): reported, no error left. */
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable");
+	TBT_CHECK(emu_knob(CPU, "steal", "1") == 0, "steal");
+	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "disable after steal");
+	TBT_CHECK(emu_knob(CPU, "steal", "0") == 0, "release");
+	consume(&x);
+	TBT_CHECK(x.collision == 2 && x.s.ctl->aux_collisions == 2, "second COLLISION: %llu",
+		  (unsigned long long)x.collision);
+	p.revents = 0;
+	TBT_CHECK(poll(&p, 1, 0) == 0 || !(p.revents & POLLERR), "no EPOLLERR after DISABLE");
 	sess_close(&x);
 }
 
