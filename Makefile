@@ -82,9 +82,11 @@ bench:
 	@bash tests/harness/deps.sh --quick
 	@bash tests/harness/bench.sh
 
-# Lint runs against the x86_64 6.1 headers from the private cache (or KDIR
-# when LINT_KDIR is given).
+# Lint runs against the x86_64 and arm64 6.1 headers from the private cache
+# (or LINT_KDIR / LINT_KDIR_ARM64 when given).
 LINT_KDIR	?= $(shell cat $(CACHE_DIR)/kernels/x86_64-6.1/KDIR 2>/dev/null)
+# The CoreSight backend is arm64-only: sparse runs there too (cross).
+LINT_KDIR_ARM64	?= $(shell cat $(CACHE_DIR)/kernels/arm64-6.1/KDIR 2>/dev/null)
 CHECKPATCH	:= perl $(CACHE_DIR)/tools/scripts/checkpatch.pl --no-tree --strict --quiet \
 		   --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG
 LINT_FILES	:= $(wildcard module/*.c module/*.h include/uapi/*.h)
@@ -102,6 +104,12 @@ lint:
 	done; \
 	rm -rf $(O)/lint && mkdir -p $(O)/lint && cp -a module include dkms.conf $(O)/lint/ && \
 	$(MAKE) -s -C $(LINT_KDIR) M=$(O)/lint/module C=2 modules >$(O)/lint/sparse.log 2>&1 || rc=1; \
+	if [ -n "$(LINT_KDIR_ARM64)" ]; then \
+		rm -rf $(O)/lint-arm64 && mkdir -p $(O)/lint-arm64 && \
+		cp -a module include dkms.conf $(O)/lint-arm64/ && \
+		$(MAKE) -s -C $(LINT_KDIR_ARM64) ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+			M=$(O)/lint-arm64/module C=2 modules >>$(O)/lint/sparse.log 2>&1 || rc=1; \
+	fi; \
 	grep -E 'warning:|error:' $(O)/lint/sparse.log && rc=1; exit $$rc
 
 # The same, as result lines for tests/run.sh.

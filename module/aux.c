@@ -58,6 +58,7 @@ static void tb_aux_free(struct tb_aux *aux)
 static struct tb_aux *tb_aux_alloc(struct tb_session *s, u64 size, bool snapshot)
 {
 	unsigned int n = size >> PAGE_SHIFT, max_order;
+	bool contiguous = false;
 	struct tb_aux *aux;
 
 	aux = kzalloc(sizeof(*aux), GFP_KERNEL);
@@ -72,8 +73,14 @@ static struct tb_aux *tb_aux_alloc(struct tb_session *s, u64 size, bool snapshot
 	 * eight chunks so a stalled consumer blocks at most an eighth.
 	 */
 	max_order = min_t(unsigned int, TB_AUX_MAX_ORDER, ilog2(n));
-	if (!snapshot)
+	if (s->backend->aux_contiguous && s->backend->aux_contiguous(s)) {
+		/* One chunk (n is a power of two), at most 2^TB_AUX_MAX_ORDER pages. */
+		if (ilog2(n) > TB_AUX_MAX_ORDER)
+			goto fail;
+		contiguous = true;
+	} else if (!snapshot) {
 		max_order = min_t(unsigned int, max_order, n >= 8 ? ilog2(n / 8) : 0);
+	}
 	while (aux->nr_pages < n) {
 		unsigned int order = min_t(unsigned int, max_order,
 					   ilog2(n - aux->nr_pages));
@@ -84,7 +91,7 @@ static struct tb_aux *tb_aux_alloc(struct tb_session *s, u64 size, bool snapshot
 			page = alloc_pages_node(s->node, GFP_KERNEL | __GFP_ZERO |
 						(order ? __GFP_NOWARN | __GFP_NORETRY : 0),
 						order);
-			if (page || !order)
+			if (page || !order || contiguous)
 				break;
 			order--;
 		}

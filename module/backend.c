@@ -18,6 +18,9 @@ static struct tb_backend *const tb_all_backends[] = {
 #ifdef CONFIG_X86_64
 	&tb_pt_backend,
 #endif
+#ifdef CONFIG_ARM64
+	&tb_cs_backend,
+#endif
 	NULL,
 };
 

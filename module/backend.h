@@ -37,6 +37,11 @@ struct tb_backend {
 	/* Output tables for the AUX pages (aux->chunks); stored in aux->priv. */
 	int (*setup_aux)(struct tb_session *s, struct tb_aux *aux);
 	void (*free_aux)(struct tb_aux *aux);
+	/*
+	 * Optional: the AUX area must be one physically contiguous chunk
+	 * (a flat ETR buffer); the AUX mmap is -ENOMEM if that fails.
+	 */
+	bool (*aux_contiguous)(const struct tb_session *s);
 	/* Start tracing on this CPU: 0, -EBUSY (foreign owner), -EIO. */
 	int (*start)(struct tb_session *s, unsigned int cpu);
 	/* Stop on this CPU and publish what the hardware wrote. */
@@ -59,6 +64,12 @@ struct tb_backend {
 			struct tb_cfg_key *keys, unsigned int max);
 	int (*cfg_apply)(struct tb_session *s, struct tb_cfg_val *vals, void *out);
 	size_t cfg_size;
+	/*
+	 * drain() needs no particular CPU (MMIO sinks): the core's timer
+	 * keeps draining while any CPU of the session traces, wherever it
+	 * runs, and the cpu argument is the CPU it runs on.
+	 */
+	bool drain_any_cpu;
 
 	/* Filled by probe: */
 	u32 flags;			/* TRACEBUF_BACKEND_F_* */
@@ -93,6 +104,16 @@ void tb_pt_exit(void);
 #else
 static inline int tb_pt_init(void) { return 0; }
 static inline void tb_pt_exit(void) { }
+#endif
+
+/* coresight.c: ARM CoreSight exists on arm64 only. */
+#ifdef CONFIG_ARM64
+extern struct tb_backend tb_cs_backend;
+int tb_cs_init(void);
+void tb_cs_exit(void);
+#else
+static inline int tb_cs_init(void) { return 0; }
+static inline void tb_cs_exit(void) { }
 #endif
 
 #endif /* _TRACEBUF_BACKEND_H */

@@ -150,9 +150,12 @@ static int __init tb_init(void)
 	ret = tb_pt_init();
 	if (ret)
 		return ret;
-	ret = tb_sessions_init();
+	ret = tb_cs_init();
 	if (ret)
 		goto out_pt;
+	ret = tb_sessions_init();
+	if (ret)
+		goto out_cs;
 	ret = misc_register(&tb_miscdev);
 	if (ret)
 		goto out_sessions;
@@ -166,6 +169,8 @@ out_misc:
 	misc_deregister(&tb_miscdev);
 out_sessions:
 	tb_sessions_exit();
+out_cs:
+	tb_cs_exit();
 out_pt:
 	tb_pt_exit();
 	return ret;
@@ -176,6 +181,7 @@ static void __exit tb_exit(void)
 	tb_backends_exit();
 	misc_deregister(&tb_miscdev);
 	tb_sessions_exit();
+	tb_cs_exit();
 	tb_pt_exit();
 }
 

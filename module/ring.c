@@ -229,7 +229,7 @@ int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr 
 			    n ? 0 : TRACEBUF_REC_F_DISCARD);
 		l->count = n;
 		l->reason = TRACEBUF_LOST_RING_FULL;
-		l->reserved = 0;
+		l->flags = 0;
 		tb_rec_commit(&l->r, head);
 		head += TB_LOST_SIZE;
 	}

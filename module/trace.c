@@ -47,8 +47,16 @@ static enum hrtimer_restart tb_drain_timer_fn(struct hrtimer *t)
 	struct tb_session *s = container_of(t, struct tb_session, drain_timer);
 	unsigned int cpu = smp_processor_id();
 
+	bool any = s->backend->drain_any_cpu;
+
 	spin_lock(&s->trace_lock);	/* hard hrtimer: interrupts are off */
-	if (s->tr_enabled && cpumask_test_cpu(cpu, s->tr_active))
+	if (any && cpumask_empty(s->tr_active)) {
+		/* Its last CPU stopped elsewhere: the next start re-arms it. */
+		s->drain_cpu = -1;
+		spin_unlock(&s->trace_lock);
+		return HRTIMER_NORESTART;
+	}
+	if (s->tr_enabled && (any || cpumask_test_cpu(cpu, s->tr_active)))
 		s->backend->drain(s, cpu);
 	spin_unlock(&s->trace_lock);
 	hrtimer_forward_now(t, tb_drain_period());
@@ -84,6 +92,13 @@ static void tb_trace_stop_here(struct tb_session *s, unsigned int cpu)
 		s->backend->stop(s, cpu);
 		cpumask_clear_cpu(cpu, s->tr_active);
 	}
+	/*
+	 * A backend that drains from any CPU keeps its timer while other
+	 * CPUs trace; if this CPU goes offline, the hotplug core migrates
+	 * the timer, and the callback stops it once no CPU is left.
+	 */
+	if (s->backend->drain_any_cpu && !cpumask_empty(s->tr_active))
+		return;
 	if (s->drain_cpu == cpu) {
 		/*
 		 * The timer is pinned here and interrupts are off, so its

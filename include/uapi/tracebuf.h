@@ -355,6 +355,34 @@ struct tracebuf_pt_caps {
 #define TRACEBUF_PT_CAP_SINGLE_4K	(1ULL << 14)	/* TGL052 & co: single range <= 4 KiB */
 
 /*
+ * CoreSight capabilities of one CPU (TRACEBUF_IOC_GET_CAPS with backend
+ * "coresight"): the ETMv4 ID registers as read on that CPU, the trace ID
+ * it was given, and the sink its trace reaches. A session traces the CPUs
+ * of one sink: all of them (shared sink), or one (per-CPU sinks).
+ */
+struct tracebuf_cs_caps {
+	__u32	trcidr[14];		/* TRCIDR0..TRCIDR13 */
+	__u32	trcdevarch;
+	__u32	trcdevid;
+	__u32	trcauthstatus;
+	__u32	trace_id;		/* unique among the ETMs of its sink */
+	__u32	sink;			/* index of the sink, 0.. */
+	__u32	sink_type;		/* TRACEBUF_CS_SINK_* */
+	__u32	sink_flags;		/* TRACEBUF_CS_SINK_F_* */
+	__u32	sink_cpus;		/* how many CPUs' ETMs feed that sink */
+	__u64	sink_size;		/* ETB/ETF: SRAM bytes; ETR: 0 (AUX pages) */
+	__u64	reserved[4];
+};
+
+/* struct tracebuf_cs_caps.sink_type: TMC DEVID.CONFIG_TYPE */
+#define TRACEBUF_CS_SINK_ETB		0	/* TMC-ETB: internal SRAM */
+#define TRACEBUF_CS_SINK_ETR		1	/* TMC-ETR: writes to memory */
+#define TRACEBUF_CS_SINK_ETF		2	/* TMC-ETF: SRAM, used as a buffer */
+/* struct tracebuf_cs_caps.sink_flags */
+#define TRACEBUF_CS_SINK_F_SG		(1U << 0)	/* ETR in scatter-gather mode */
+#define TRACEBUF_CS_SINK_F_SHARED	(1U << 1)	/* fed by several CPUs */
+
+/*
  * TRACEBUF_IOC_GET_CAPS - the capabilities of one backend on one CPU.
  * In: size, backend (name), cpu, caps_size, caps_ptr. Out: caps_size set to
  * the size the kernel has; min(that, the caller's caps_size) bytes written.
@@ -553,6 +581,7 @@ enum tracebuf_rec_type {
 	TRACEBUF_REC_ITRACE_START	= 3,
 	TRACEBUF_REC_CONFIG		= 4,
 	TRACEBUF_REC_USER		= 5,
+	TRACEBUF_REC_ETM		= 6,
 	TRACEBUF_REC_TEST		= 0x7f00,	/* tests-only producers */
 };
 
@@ -561,12 +590,21 @@ struct tracebuf_rec_lost {
 	struct tracebuf_record r;
 	__u64	count;
 	__u32	reason;			/* enum tracebuf_lost_reason */
-	__u32	reserved;
+	__u32	flags;			/* TRACEBUF_LOST_F_* */
 };
 
 enum tracebuf_lost_reason {
-	TRACEBUF_LOST_RING_FULL	= 1,
+	TRACEBUF_LOST_RING_FULL	= 1,	/* records: the data ring was full */
+	/*
+	 * Trace bytes: the hardware wrote count bytes that could not be kept
+	 * because the AUX ring had no room (no-overwrite mode). Comes just
+	 * before the TRUNCATED AUX record of the same span.
+	 */
+	TRACEBUF_LOST_AUX_OVERRUN = 2,
 };
+
+/* struct tracebuf_rec_lost.flags */
+#define TRACEBUF_LOST_F_AT_LEAST (1U << 0)	/* count is a lower bound */
 
 /* A span of the AUX ring the hardware wrote (the AUX issue). */
 struct tracebuf_rec_aux {
@@ -600,6 +638,23 @@ struct tracebuf_rec_config {
 	__u64	generation;
 	__u32	changed;
 	__u32	len;			/* bytes of text that follow, NUL included */
+};
+
+/*
+ * CoreSight: how the ETM of one CPU is programmed from here on, with the
+ * ID registers a decoder needs (OpenCSD's device_N.ini). Written when a
+ * CPU starts tracing for the first time in a session and whenever its
+ * programming changed (SET_DRV_CONFIG); AUX spans after it were traced so.
+ */
+struct tracebuf_rec_etm {
+	struct tracebuf_record r;
+	__u32	etm_cpu;		/* the CPU the ETM traces */
+	__u32	trace_id;		/* its ATB trace ID in the formatted stream */
+	__u32	trcconfigr;
+	__u32	trctraceidr;
+	__u32	trcidr[14];		/* TRCIDR0..TRCIDR13 */
+	__u32	trcauthstatus;
+	__u32	reserved;
 };
 
 /* A marker written by userspace through TRACEBUF_IOC_USER_MARKER. */

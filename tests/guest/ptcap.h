@@ -35,7 +35,7 @@ struct sess {
 	uint64_t aux_tail;	/* bytes consumed */
 	int ro;
 	/* what the data ring told us */
-	uint64_t spans, published, truncated, overwrite, collision, lost, configs;
+	uint64_t spans, published, truncated, overwrite, collision, lost, configs, etms;
 	uint64_t next;		/* expected aux_offset of the next span */
 	uint64_t last_gen;	/* generation of the last CONFIG record */
 	FILE *cap_aux, *cap_spans;
@@ -230,6 +230,8 @@ static inline void consume(struct sess *x)
 			if (x->cap_spans)
 				fprintf(x->cap_spans, "config %llu %s\n",
 					(unsigned long long)c->generation, (const char *)(c + 1));
+		} else if (r->hdr.type == TRACEBUF_REC_ETM) {
+			x->etms++;
 		} else if (r->hdr.type == TRACEBUF_REC_LOST) {
 			x->lost += ((const struct tracebuf_rec_lost *)(const void *)r)->count;
 		}

@@ -14,7 +14,8 @@
 #   TB-KMEMLEAK <count>          (only when kmemleak found something)
 #   TB-DONE <failures>
 #
-# On x86_64, test artifacts travel on a third channel, ttyS2: after the
+# Test artifacts travel on a channel of their own (ttyS2 on x86_64, hvc1
+# on arm64): after the
 # tests, every file of every capture directory /tmp/cap/<capname>/ is sent
 # base64-encoded between frame lines (the host unpacks them into
 # <outdir>/cap/<capname>/ and runs ptcheck on each):
@@ -83,7 +84,8 @@ while read -r name timeout args; do
 	echo "TB-RESULT $name $verdict $rc $((end - start))" >&3
 done </tests/plan
 
-# Capture directories the tests left, to the host over ttyS2 (x86_64).
+# Capture directories the tests left, to the host over ttyS2 (x86_64) or
+# hvc1 (arm64).
 # (tests/unit/ptcheck.sh runs this function natively.)
 send_artifacts() { # dir
 	echo "TB-ART-BEGIN"
@@ -103,10 +105,15 @@ send_artifacts() { # dir
 }
 # Each capture is also announced on the result channel ("TB-CAP <name>"),
 # so the host notices one that never arrives.
-if [ "$TB_ARCH" = x86_64 ] && [ -d /tmp/cap ]; then
+if [ -d /tmp/cap ]; then
 	for d in /tmp/cap/*; do [ -d "$d" ] && echo "TB-CAP ${d##*/}" >&3; done
-	stty -F /dev/ttyS2 raw -echo 2>/dev/null
-	(send_artifacts /tmp/cap >/dev/ttyS2) || echo "tracebuf: could not send artifacts on ttyS2"
+	if [ "$TB_ARCH" = x86_64 ]; then
+		ART=/dev/ttyS2
+		stty -F $ART raw -echo 2>/dev/null
+	else
+		ART=/dev/hvc1	# a second virtio console
+	fi
+	(send_artifacts /tmp/cap >$ART) || echo "tracebuf: could not send artifacts on $ART"
 fi
 
 # kmemleak only reports objects older than 5 s, and needs two scans to be

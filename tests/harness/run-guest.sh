@@ -10,8 +10,9 @@
 # run itself ("<id>/guest-clean": the guest finished, reported, powered off,
 # and its console holds no WARNING/BUG/Oops/KASAN/UBSAN/lockdep/kmemleak).
 #
-# On x86_64 a third serial port (ttyS2 in the guest, OUTDIR/artifacts.log on
-# the host) carries the capture directories guest tests leave in
+# A channel of its own (x86_64: a third serial port, ttyS2 in the guest;
+# arm64: a second virtio console, hvc1; OUTDIR/artifacts.log on the host)
+# carries the capture directories guest tests leave in
 # /tmp/cap/<capname>/ (framing: see guest-init.sh). They are unpacked into
 # OUTDIR/cap/<capname>/ and each is checked with build/host/ptcheck
 # (--snapshot if it holds a file "snapshot"): "PASS <id>/ptcheck-<capname>"
@@ -19,7 +20,9 @@
 # announced (on either channel) but not complete fails. A capture that
 # 'tracebuf record' wrote (it has a meta.json) is decoded instead by the
 # host's own tool, build/user/tracebuf (built with libipt):
-# "PASS|FAIL <id>/decode-<capname>".
+# "PASS|FAIL <id>/decode-<capname>". A CoreSight capture (it has a file
+# cscheck.args) is exported as OpenCSD snapshots by that tool and checked
+# by build/host/cscheck with those arguments: "PASS|FAIL <id>/cscheck-<capname>".
 #
 #   run-guest.sh --check-artifacts ID OUTDIR
 # only does that, on an existing OUTDIR/artifacts.log (and result.txt);
@@ -84,6 +87,22 @@ check_artifacts() { # id outdir
 			echo "FAIL $id/ptcheck-$c ($bad)"
 		elif [ ! -x "$ptcheck" ]; then
 			echo "FAIL $id/ptcheck-$c ($ptcheck not built: make -C tests/host)"
+		elif [ -f "$d/cscheck.args" ]; then
+			# A CoreSight capture: OpenCSD snapshots, decoded by the stock
+			# trc_pkt_lister and checked by cscheck with the test's args.
+			local cscheck=${TB_CSCHECK:-$TB_TOP/build/host/cscheck}
+			if [ ! -x "$tool" ] || [ ! -x "$cscheck" ]; then
+				echo "FAIL $id/cscheck-$c ($tool or $cscheck not built)"
+			elif ! "$tool" export --opencsd "$d.ocsd" "$d" >"$d.cscheck" 2>&1; then
+				echo "FAIL $id/cscheck-$c (export)"
+				sed 's/^/    /' "$d.cscheck" | head -n 40
+			# shellcheck disable=SC2046
+			elif "$cscheck" $(cat "$d/cscheck.args") "$d.ocsd" >>"$d.cscheck" 2>&1; then
+				echo "PASS $id/cscheck-$c ($(tail -n1 "$d.cscheck"))"
+			else
+				echo "FAIL $id/cscheck-$c"
+				sed 's/^/    /' "$d.cscheck" | tail -n 40
+			fi
 		elif [ -f "$d/meta.json" ]; then
 			# A 'tracebuf record' capture: the host's tool decodes it.
 			if [ ! -x "$tool" ]; then
@@ -207,7 +226,9 @@ arm64)
 		-append "console=ttyAMA0 $append"
 		-serial "file:$out/console.log"
 		-device virtio-serial-device -chardev "file,id=res,path=$out/result.log"
-		-device virtconsole,chardev=res)
+		-device virtconsole,chardev=res
+		-chardev "file,id=art,path=$out/artifacts.log"
+		-device virtconsole,chardev=art)
 	;;
 esac
 start=$(date +%s)
@@ -276,7 +297,7 @@ while read -r name _; do
 	esac
 done < <(grep -v '^[[:space:]]*#' "$plan" | grep -v '^[[:space:]]*$')
 
-[ "$arch" = x86_64 ] && check_artifacts "$id" "$out"
+check_artifacts "$id" "$out"
 
 if [ ${#classes[@]} -eq 0 ]; then
 	echo "PASS $id/guest-clean (${secs}s)"

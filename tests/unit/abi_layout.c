@@ -130,9 +130,47 @@ static void check_pt_caps(void)
 	CHECK_EQ(sizeof(struct tracebuf_pt_caps), 120);
 }
 
+static void check_coresight(void)
+{
+	FIELD(tracebuf_cs_caps, trcidr, 0, 56);
+	FIELD(tracebuf_cs_caps, trcdevarch, 56, 4);
+	FIELD(tracebuf_cs_caps, trcdevid, 60, 4);
+	FIELD(tracebuf_cs_caps, trcauthstatus, 64, 4);
+	FIELD(tracebuf_cs_caps, trace_id, 68, 4);
+	FIELD(tracebuf_cs_caps, sink, 72, 4);
+	FIELD(tracebuf_cs_caps, sink_type, 76, 4);
+	FIELD(tracebuf_cs_caps, sink_flags, 80, 4);
+	FIELD(tracebuf_cs_caps, sink_cpus, 84, 4);
+	FIELD(tracebuf_cs_caps, sink_size, 88, 8);
+	FIELD(tracebuf_cs_caps, reserved, 96, 32);
+	CHECK_EQ(sizeof(struct tracebuf_cs_caps), 128);
+	CHECK_EQ(TRACEBUF_CS_SINK_ETB, 0);
+	CHECK_EQ(TRACEBUF_CS_SINK_ETR, 1);
+	CHECK_EQ(TRACEBUF_CS_SINK_ETF, 2);
+	CHECK_EQ(TRACEBUF_CS_SINK_F_SG, 1);
+	CHECK_EQ(TRACEBUF_CS_SINK_F_SHARED, 2);
+
+	/* The ETM record and the LOST reason CoreSight brings. */
+	FIELD(tracebuf_rec_etm, r, 0, 24);
+	FIELD(tracebuf_rec_etm, etm_cpu, 24, 4);
+	FIELD(tracebuf_rec_etm, trace_id, 28, 4);
+	FIELD(tracebuf_rec_etm, trcconfigr, 32, 4);
+	FIELD(tracebuf_rec_etm, trctraceidr, 36, 4);
+	FIELD(tracebuf_rec_etm, trcidr, 40, 56);
+	FIELD(tracebuf_rec_etm, trcauthstatus, 96, 4);
+	FIELD(tracebuf_rec_etm, reserved, 100, 4);
+	CHECK_EQ(sizeof(struct tracebuf_rec_etm), 104);
+	CHECK_EQ(sizeof(struct tracebuf_rec_etm) % 8, 0);
+	CHECK_EQ(TRACEBUF_REC_ETM, 6);
+	FIELD(tracebuf_rec_lost, flags, 36, 4);
+	CHECK_EQ(TRACEBUF_LOST_AUX_OVERRUN, 2);
+	CHECK_EQ(TRACEBUF_LOST_F_AT_LEAST, 1);
+}
+
 int main(void)
 {
 	check_pt_caps();
+	check_coresight();
 	check_constants();
 	check_backend_desc();
 	check_info();

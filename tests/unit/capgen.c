@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A synthetic capture directory (userspace/tools/capture.h) for
- * tool_dump.sh: cpu0.data with one record of each type (CONFIG, AUX,
- * ITRACE_START, USER, LOST, a second AUX with flags, an unknown type),
- * cpu1.data with one AUX record, the matching cpuN.aux files and a
- * meta.json.
+ * Synthetic capture directories (userspace/tools/capture.h).
  *
- *   capgen DIR
+ *   capgen DIR              for tool_dump.sh: an Intel PT capture, cpu0.data
+ *                           with one record of each type (CONFIG, AUX,
+ *                           ITRACE_START, USER, LOST, a second AUX with
+ *                           flags, an unknown type), cpu1.data with one AUX
+ *                           record, the matching cpuN.aux files, meta.json
+ *   capgen --coresight DIR  for tool_export.sh: a CoreSight capture, see
+ *                           coresight() below
  */
 #include <errno.h>
 #include <stdint.h>
@@ -50,6 +52,159 @@ static void put(const char *dir, const char *name, const void *p, size_t n)
 	}
 }
 
+/* ---- CoreSight ---------------------------------------------------------- */
+
+static unsigned char *cs_aux;	/* cpuN.aux being built */
+static size_t cs_aux_len;
+
+/* An ETMv4.2 with the registers OpenCSD reads (Cortex-A53-like). */
+static void etm(uint32_t cpu, uint32_t id, uint32_t configr, uint64_t time)
+{
+	struct tracebuf_rec_etm *e = rec(TRACEBUF_REC_ETM, sizeof(*e), cpu, time);
+
+	e->etm_cpu = cpu;
+	e->trace_id = id;
+	e->trcconfigr = configr;
+	e->trctraceidr = id;
+	e->trcidr[0] = 0x28000ea1;
+	e->trcidr[1] = 0x4100f421;
+	e->trcidr[2] = 0x00000488;
+	e->trcidr[3] = 0x0d7b0004;
+	e->trcidr[4] = 0x11170004;
+	e->trcidr[5] = 0x28c7081e;
+	e->trcauthstatus = 0xcc;
+}
+
+/*
+ * A span of size bytes of TMC frames: for each trace ID a frame with an
+ * ID change, an ETMv4 A-sync (11 zero bytes and 0x80) and a TraceInfo
+ * packet (0x01 0x00), then padding frames (every even byte an ID change
+ * to 0, the odd bytes ID 0's data).
+ */
+static void span(uint32_t cpu, uint64_t aux_offset, size_t size, uint64_t flags,
+		 const uint32_t *ids, unsigned int nids, uint64_t time)
+{
+	struct tracebuf_rec_aux *a = rec(TRACEBUF_REC_AUX, sizeof(*a), cpu, time);
+	unsigned char *f;
+	size_t i;
+
+	a->aux_offset = aux_offset;
+	a->aux_size = size;
+	a->flags = flags;
+	cs_aux = realloc(cs_aux, cs_aux_len + size + 1);
+	if (!cs_aux) {
+		perror("capgen");
+		exit(1);
+	}
+	f = cs_aux + cs_aux_len;
+	memset(f, 0, size);
+	for (i = 0; i + 16 <= size; i += 16) {
+		if (i / 16 < nids) {
+			f[i] = (unsigned char)(ids[i / 16] << 1 | 1);
+			f[i + 12] = 0x80;
+			f[i + 13] = 0x01;
+		} else {
+			size_t k;
+
+			for (k = 0; k < 15; k += 2)
+				f[i + k] = 0x01;
+		}
+	}
+	cs_aux_len += size;
+}
+
+static void lost(uint32_t cpu, uint64_t count, uint32_t reason, uint32_t flags,
+		 uint64_t time)
+{
+	struct tracebuf_rec_lost *l = rec(TRACEBUF_REC_LOST, sizeof(*l), cpu, time);
+
+	l->count = count;
+	l->reason = reason;
+	l->flags = flags;
+}
+
+/*
+ * cpu0.data: one session tracing CPUs 0 and 1 into a shared sink; cpu2.data:
+ * one tracing CPU 2. The segments tracebuf export must find:
+ *
+ *   0 start      ETMs 0x10 and 0x11, spans A and B (a USER record and a
+ *                LOST ring_full between them change nothing)
+ *   1 truncated  LOST aux_overrun 8192 at-least, span C TRUNCATED, span D
+ *   2 config     ETM of CPU 1 with another TRCCONFIGR, span E
+ *   3 restart    ETM of CPU 0 unchanged, span F
+ *   4 gap        span G 2048 bytes after where F ended in the ring
+ *   5 truncated  span H: TRUNCATED, 0 bytes
+ *   6 config     ETM of CPU 0 with trace ID 0x12, span I
+ *   7 start      cpu2.data: ETM 0x20, span J
+ */
+static int coresight(const char *dir)
+{
+	static const char cfg[] = "cycacc=0,timestamp=0";
+	static const char meta[] =
+		"{\n\"format\": 1,\n\"tool_version\": \"0.1.0\",\n\"module_version\": \"0.1.0\",\n"
+		"\"abi_version\": 1,\n\"backend\": \"coresight\",\n\"emulated\": true,\n"
+		"\"page_size\": 4096,\n\"data_size\": 262144,\n\"aux_size\": 65536,\n"
+		"\"snapshot\": false,\n\"clock\": \"CLOCK_MONOTONIC\",\n"
+		"\"start_ns\": 1000000000,\n\"end_ns\": 1500000000,\n"
+		"\"start_realtime\": 1700000000.5,\n\"command\": null,\n"
+		"\"cpus\": [0, 2],\n\"per_cpu\": {\n"
+		"  \"0\": {\"config\": \"cycacc=0,timestamp=0\", \"generation\": 1, \"caps\": null,\n"
+		"    \"aux_bytes\": 15104, \"aux_spans\": 9, \"aux_truncations\": 2,\n"
+		"    \"aux_collisions\": 0, \"aux_padding\": 0, \"aux_gap_bytes\": 2048,\n"
+		"    \"records\": 18, \"records_lost\": 2, \"data_bytes\": 1144,\n"
+		"    \"aux_lost_bytes\": 8192, \"aux_lost_at_least\": true, \"error\": null},\n"
+		"  \"2\": {\"config\": \"cycacc=0,timestamp=0\", \"generation\": 0, \"caps\": null,\n"
+		"    \"aux_bytes\": 1024, \"aux_spans\": 1, \"aux_truncations\": 0,\n"
+		"    \"aux_collisions\": 0, \"aux_padding\": 0, \"aux_gap_bytes\": 0,\n"
+		"    \"records\": 2, \"records_lost\": 0, \"data_bytes\": 152,\n"
+		"    \"aux_lost_bytes\": 0, \"aux_lost_at_least\": false, \"error\": null}\n"
+		"},\n\"lost\": true,\n\"complete\": true\n}\n";
+	static const uint32_t ids01[] = { 0x10, 0x11 }, ids21[] = { 0x11, 0x12 };
+	static const uint32_t ids2[] = { 0x20 };
+	struct tracebuf_rec_config *c;
+	struct tracebuf_rec_user *u;
+	uint64_t t = 1000000000;
+
+	c = rec(TRACEBUF_REC_CONFIG, sizeof(*c) + sizeof(cfg), 0, t += 100);
+	c->generation = 1;
+	c->changed = 0x3;
+	c->len = sizeof(cfg);
+	memcpy(c + 1, cfg, sizeof(cfg));
+	etm(0, 0x10, 0x1, t += 100);
+	etm(1, 0x11, 0x1, t += 100);
+	span(0, 0, 4096, 0, ids01, 2, t += 100);			/* A */
+	u = rec(TRACEBUF_REC_USER, sizeof(*u) + 8, 0, t += 100);
+	u->cookie = 7;
+	u->len = 8;
+	memcpy(u + 1, "marker!!", 8);
+	lost(0, 2, TRACEBUF_LOST_RING_FULL, 0, t += 100);
+	span(0, 4096, 4096, 0, ids01, 2, t += 100);			/* B */
+	lost(0, 8192, TRACEBUF_LOST_AUX_OVERRUN, TRACEBUF_LOST_F_AT_LEAST, t += 100);
+	span(0, 8192, 2048, TRACEBUF_AUX_F_TRUNCATED, ids01, 2, t += 100);	/* C */
+	span(0, 10240, 2048, 0, ids01, 2, t += 100);			/* D */
+	etm(1, 0x11, 0x11, t += 100);
+	span(0, 12288, 1024, 0, ids01, 2, t += 100);			/* E */
+	etm(0, 0x10, 0x1, t += 100);
+	span(0, 13312, 1024, 0, ids01, 2, t += 100);			/* F */
+	span(0, 16384, 512, 0, ids01, 2, t += 100);			/* G */
+	span(0, 16896, 0, TRACEBUF_AUX_F_TRUNCATED, ids01, 2, t += 100);	/* H */
+	etm(0, 0x12, 0x1, t += 100);
+	span(0, 16896, 256, 0, ids21, 2, t += 100);			/* I */
+	put(dir, "cpu0.data", buf, len);
+	put(dir, "cpu0.aux", cs_aux, cs_aux_len);
+
+	len = 0;
+	pos = 0;
+	cs_aux_len = 0;
+	etm(2, 0x20, 0x1, t += 100);
+	span(2, 1 << 20, 1024, 0, ids2, 1, t += 100);			/* J */
+	put(dir, "cpu2.data", buf, len);
+	put(dir, "cpu2.aux", cs_aux, cs_aux_len);
+	put(dir, "meta.json", meta, sizeof(meta) - 1);
+	free(cs_aux);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char cfg[] = "branch=1,user=1,tsc=1";
@@ -77,15 +232,20 @@ int main(int argc, char **argv)
 	struct tracebuf_rec_lost *l;
 	const char *dir;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: capgen DIR\n");
+	if (argc == 3 && !strcmp(argv[1], "--coresight")) {
+		dir = argv[2];
+	} else if (argc == 2) {
+		dir = argv[1];
+	} else {
+		fprintf(stderr, "usage: capgen [--coresight] DIR\n");
 		return 2;
 	}
-	dir = argv[1];
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		perror(dir);
 		return 1;
 	}
+	if (argc == 3)
+		return coresight(dir);
 
 	c = rec(TRACEBUF_REC_CONFIG, sizeof(*c) + sizeof(cfg), 0, 1000000100);
 	c->generation = 1;

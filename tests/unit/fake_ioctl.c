@@ -8,7 +8,8 @@
  *
  * Environment (read at load): FAKE_TB_BACKENDS (count, default 0),
  * FAKE_TB_VERSION (module version string, default "9.8.7"), FAKE_TB_UNPRIV
- * (set: privileged configuration keys are refused with -EACCES).
+ * (set: privileged configuration keys are refused with -EACCES),
+ * FAKE_TB_CS_CAPS (set: GET_CAPS for "coresight" answers on CPUs 0-2).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -35,6 +36,7 @@ __attribute__((constructor)) static void fake_tb_init(void)
 	if (v)
 		fake_tb.version = v;
 	fake_tb.unprivileged = getenv("FAKE_TB_UNPRIV") != NULL;
+	fake_tb.cs_caps = getenv("FAKE_TB_CS_CAPS") != NULL;
 	fake_tb_cfg_reset();
 }
 
@@ -123,6 +125,50 @@ static int fake_user_marker(const struct tracebuf_user_marker *m)
 	return 0;
 }
 
+/*
+ * GET_CAPS for "coresight" (FAKE_TB_CS_CAPS): CPUs 0 and 1 ETMv4.2 into a
+ * shared scatter-gather ETR, CPU 2 an ETMv4.5 without cycle counting into
+ * its own 64 KiB ETF, CPU 3 none.
+ */
+static int fake_cs_caps(struct tracebuf_caps_query *q)
+{
+	struct tracebuf_cs_caps c;
+	size_t n;
+
+	if (q->cpu > 2)
+		return -ENODEV;
+	memset(&c, 0, sizeof(c));
+	c.trcidr[0] = 0x28000ea1;
+	c.trcidr[1] = 0x4100f421;
+	c.trcidr[2] = 0x00000488;
+	c.trcidr[3] = 0x0d7b0004;
+	c.trcidr[4] = 0x11170004;
+	c.trcidr[5] = 0x28c7081e;
+	c.trcdevarch = 0x47724a13;
+	c.trcauthstatus = 0xcc;
+	c.trace_id = 0x10 + q->cpu;
+	c.sink_type = TRACEBUF_CS_SINK_ETR;
+	c.sink_flags = TRACEBUF_CS_SINK_F_SG | TRACEBUF_CS_SINK_F_SHARED;
+	c.sink_cpus = 2;
+	if (q->cpu == 2) {
+		c.trcidr[0] = 0x28000e21;		/* no TRCCCI */
+		c.trcidr[1] = 0x4100f451;
+		c.trcidr[2] = 0x10000888;		/* VMID 16 bits, CCSIZE 8 */
+		c.trcidr[4] = 0x11170008;
+		c.trcdevarch = 0x47754a13;
+		c.sink = 1;
+		c.sink_type = TRACEBUF_CS_SINK_ETF;
+		c.sink_flags = 0;
+		c.sink_cpus = 1;
+		c.sink_size = 65536;
+	}
+	n = q->caps_size < sizeof(c) ? q->caps_size : sizeof(c);
+	if (n)
+		memcpy((void *)(uintptr_t)q->caps_ptr, &c, n);
+	q->caps_size = sizeof(c);
+	return 0;
+}
+
 /* GET_CAPS: a Skylake-server-like Intel PT for "intel_pt" (or "auto"). */
 static int fake_get_caps(struct tracebuf_caps_query *q)
 {
@@ -138,6 +184,8 @@ static int fake_get_caps(struct tracebuf_caps_query *q)
 	    !memchr(q->backend, 0, sizeof(q->backend)) || q->cpu >= 8 ||
 	    (q->caps_size && !q->caps_ptr))
 		return -EINVAL;
+	if (fake_tb.nr_backends > 1 && fake_tb.cs_caps && !strcmp(q->backend, "coresight"))
+		return fake_cs_caps(q);
 	if (!fake_tb.nr_backends || (q->backend[0] && strcmp(q->backend, "auto") &&
 				     strcmp(q->backend, "intel_pt")))
 		return -ENODEV;

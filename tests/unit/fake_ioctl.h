@@ -39,6 +39,7 @@ struct fake_tb {
 	struct tracebuf_drv_config last_set, last_get;
 	char last_set_text[TRACEBUF_DRV_CONFIG_MAX];
 	int unprivileged;
+	int cs_caps;			/* FAKE_TB_CS_CAPS: "coresight" answers GET_CAPS */
 	uint64_t generation;
 };
 

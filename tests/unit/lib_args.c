@@ -385,7 +385,8 @@ static void check_names(void)
 	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_USER), "user") == 0);
 	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_TEST), "test") == 0);
 	CHECK(strcmp(tracebuf_rec_type_name(0), "unknown") == 0);
-	CHECK(strcmp(tracebuf_rec_type_name(6), "unknown") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_ETM), "etm") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(7), "unknown") == 0);
 	CHECK(strcmp(tracebuf_rec_type_name(~0U), "unknown") == 0);
 }
 

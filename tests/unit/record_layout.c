@@ -92,7 +92,7 @@ static void check_records(void)
 	FIELD(tracebuf_rec_lost, r, 0, 24);
 	FIELD(tracebuf_rec_lost, count, 24, 8);
 	FIELD(tracebuf_rec_lost, reason, 32, 4);
-	FIELD(tracebuf_rec_lost, reserved, 36, 4);
+	FIELD(tracebuf_rec_lost, flags, 36, 4);
 	CHECK_EQ(sizeof(struct tracebuf_rec_lost), 40);
 
 	FIELD(tracebuf_rec_aux, r, 0, 24);

@@ -1,7 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# 'tracebuf decode' and 'tracebuf export' on synthetic capture directories
-# written by capture_gen (ptemu_gen.h's packets, cpu0.data records with a
+# 'tracebuf decode' on synthetic capture directories written by capture_gen (ptemu_gen.h's packets, cpu0.data records with a
 # TRUNCATED span and CONFIG records, meta.json).
 #   tool_decode.sh TRACEBUF CAPTURE_GEN TMPDIR
 set -u
@@ -32,18 +31,8 @@ run 2 decode --bogus "$t/cap"
 run 2 decode "$t/cap" extra
 run 2 decode --cpu x "$t/cap"
 run 2 decode --packets --json "$t/cap"
-run 2 export "$t/cap" "$t/out.d"
-run 2 export --opencsd "$t/cap"
-run 2 export --opencsd --bogus "$t/cap" "$t/out.d"
-
-# export --opencsd: a stub until CoreSight exists.
-run 1 export --opencsd "$t/cap" "$t/out.d"
-err_has "export --opencsd: the capture has no CoreSight trace (backend intel_pt)"
 mkdir -p "$t/cs"
 sed 's/"intel_pt"/"coresight"/' "$t/cap/meta.json" >"$t/cs/meta.json"
-run 1 export --opencsd "$t/cs" "$t/out.d"
-err_has "export --opencsd: not supported yet"
-run 1 export --opencsd "$t/nonexistent" "$t/out.d"
 
 # Built without libipt: the message, exit 1, nothing else to test.
 "$tool" decode "$t/cap" >"$t/out" 2>"$t/err"
@@ -163,6 +152,6 @@ err_has "assuming an Intel PT capture"
 run 1 decode "$t/nonexistent"
 err_has "No such file or directory"
 run 1 decode "$t/cs"
-err_has "CoreSight captures are not supported yet"
+err_has "a CoreSight capture: convert it with 'tracebuf export --opencsd OUTDIR $t/cs'"
 
 exit $fail

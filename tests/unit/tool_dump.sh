@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# 'tracebuf dump' on a synthetic capture (capgen.c): the text and NDJSON
-# output, --cpu, and the errors for corrupt, truncated and missing files.
+# 'tracebuf dump' on synthetic captures (capgen.c, Intel PT and CoreSight):
+# the text and NDJSON output, --cpu, and the errors for corrupt, truncated
+# and missing files.
 #   tool_dump.sh TRACEBUF CAPGEN TMPDIR
 set -u
 tool=$1 capgen=$2 t=$3
@@ -39,7 +40,7 @@ has "$t/out" "^ +100 cpu 0 +ITRACE_START +pid=42 tid=43$"
 has "$t/out" "^ +150 cpu 1 +AUX +offset=0x1000 size=16 flags=OVERWRITE file_offset=0$"
 has "$t/out" "^ +200 cpu 0 +AUX +offset=0x0 size=64 flags=- file_offset=0$"
 has "$t/out" "^ +300 cpu 0 +USER +cookie=0xc0ffee len=13 data=\"hi \\\\\"there\\\\\"\\\\x0a\\\\x01\\\\xff\"$"
-has "$t/out" "^ +400 cpu 0 +LOST +count=3 reason=ring_full$"
+has "$t/out" "^ +400 cpu 0 +LOST +count=3 reason=ring_full flags=-$"
 has "$t/out" "^ +500 cpu 0 +AUX +offset=0x40 size=32 flags=TRUNCATED\|PARTIAL file_offset=64$"
 has "$t/out" "^ +600 cpu 0 +TEST +type=0x7f00 size=40$"
 [ "$(grep -c -v '^#' "$t/out")" = 8 ] || { echo "expected 8 records"; cat "$t/out"; fail=1; }
@@ -71,12 +72,41 @@ assert r[0]["changed"] == 5 and r[0]["time"] == 0, r[0]
 assert r[1]["pid"] == 42 and r[1]["tid"] == 43, r[1]
 assert r[2]["cpu"] == 1 and r[2]["flags"] == ["OVERWRITE"] and r[2]["aux_size"] == 16, r[2]
 assert r[4]["data"] == 'hi "there"\n\x01\xff' and r[4]["cookie"] == 0xc0ffee, r[4]
-assert r[5]["count"] == 3 and r[5]["reason"] == "ring_full", r[5]
+assert r[5]["count"] == 3 and r[5]["reason"] == "ring_full" and r[5]["flags"] == [], r[5]
 assert r[6]["flags"] == ["TRUNCATED", "PARTIAL"] and r[6]["file_offset"] == 64, r[6]
 assert r[6]["aux_offset"] == 64 and r[6]["time"] == 500, r[6]
 PY
 else
 	echo "python3 missing: JSON not validated"
+fi
+
+# CoreSight: ETM records, LOST with reason aux_overrun, the lost trace bytes.
+rm -rf "$t/cs"
+"$capgen" --coresight "$t/cs" || exit 1
+run 0 dump "$t/cs"
+has "$t/out" "^# capture $t/cs: format 1, backend coresight \(emulated\)"
+has "$t/out" "^# cpu 0: 18 records, 15104 AUX bytes in 9 spans, 2 records lost, at least 8192 trace bytes lost, config cycacc=0,timestamp=0$"
+has "$t/out" "^# cpu 2: 2 records, 1024 AUX bytes in 1 spans, 0 records lost, config"
+has "$t/out" "^ +100 cpu 0 +ETM +etm_cpu=0 trace_id=0x10 trcconfigr=0x1 trctraceidr=0x10 trcauthstatus=0xcc trcidr=0x28000ea1,0x4100f421,0x488,0xd7b0004,0x11170004,0x28c7081e,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0$"
+has "$t/out" "^ +1000 cpu 1 +ETM +etm_cpu=1 trace_id=0x11 trcconfigr=0x11 "
+has "$t/out" "^ +500 cpu 0 +LOST +count=2 reason=ring_full flags=-$"
+has "$t/out" "^ +700 cpu 0 +LOST +count=8192 reason=aux_overrun flags=AT_LEAST$"
+[ "$(grep -c ' ETM ' "$t/out")" = 6 ] || { echo "expected 6 ETM records"; cat "$t/out"; fail=1; }
+run 0 dump --json "$t/cs"
+if command -v python3 >/dev/null; then
+	python3 - "$t/out" <<'PY' || fail=1
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])][1:]
+etm = [x for x in recs if x["type"] == "etm"]
+assert len(etm) == 6, etm
+e = etm[0]
+assert (e["etm_cpu"], e["trace_id"], e["trcconfigr"], e["trctraceidr"], e["trcauthstatus"]) == \
+    (0, 0x10, 1, 0x10, 0xcc), e
+assert e["trcidr"] == [0x28000ea1, 0x4100f421, 0x488, 0xd7b0004, 0x11170004, 0x28c7081e] + [0] * 8, e
+lost = [x for x in recs if x["type"] == "lost"]
+assert [(x["count"], x["reason"], x["flags"]) for x in lost] == \
+    [(2, "ring_full", []), (8192, "aux_overrun", ["AT_LEAST"])], lost
+PY
 fi
 
 # Errors: usage, missing directory, missing meta.json, corrupt data.

@@ -115,6 +115,8 @@ const char *tracebuf_rec_type_name(unsigned int type)
 		return "config";
 	case TRACEBUF_REC_USER:
 		return "user";
+	case TRACEBUF_REC_ETM:
+		return "etm";
 	case TRACEBUF_REC_TEST:
 		return "test";
 	default:

@@ -55,6 +55,15 @@
  *   per_cpu "data_bytes": the size of cpuN.data
  *   per_cpu "error": null, or why the CPU stopped early ("collision",
  *       "hardware error", "hung up", "corrupt data ring")
+ *   per_cpu "aux_lost_bytes", "aux_lost_at_least": the counts of the LOST
+ *       records with reason AUX_OVERRUN (trace bytes the AUX ring had no
+ *       room for; not in "records_lost"), and whether one was a lower
+ *       bound (TRACEBUF_LOST_F_AT_LEAST)
+ *
+ * CoreSight: cpuN.data also holds ETM records (how each ETM was
+ * programmed from there on; several CPUs' when they share a sink), and a
+ * TRUNCATED span follows the LOST AUX_OVERRUN record of the bytes dropped
+ * before it. 'tracebuf export --opencsd' (export.c) splits the trace.
  *   "aux_size" is 0 for backend "none" (no AUX area; cpuN.aux is empty)
  *
  * 'tracebuf record -o DIR' creates DIR, or empties it if it holds only

@@ -28,7 +28,7 @@
  * with "#" comment lines at CPU, segment and configuration boundaries.
  * Exit status: 0 no error, 1 decode errors or a bad capture, 2 usage.
  *
- * tracebuf export --opencsd DIR OUT is a stub (see cmd_export).
+ * CoreSight captures are for OpenCSD: tracebuf export (export.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -66,13 +66,6 @@ static void decode_usage(FILE *f)
 	      "  --cpu N     only CPU N\n"
 	      "  --packets   list every packet: offset in cpuN.aux, name, payload\n"
 	      "  --json      the summary as one JSON object\n", f);
-}
-
-static void export_usage(FILE *f)
-{
-	fputs("Usage: tracebuf export --opencsd DIR OUT\n"
-	      "  Convert a CoreSight capture for OpenCSD's trc_pkt_lister\n"
-	      "  (not implemented yet).\n", f);
 }
 
 static int usage_err(const char *cmd, const char *what, const char *arg)
@@ -535,9 +528,11 @@ static void read_records(struct cpu *c, const unsigned char *buf, size_t len)
 		} else if (type == TRACEBUF_REC_LOST) {
 			struct tracebuf_rec_lost l;
 
+			/* AUX_OVERRUN counts trace bytes (CoreSight), not records. */
 			if (size >= sizeof(l)) {
 				memcpy(&l, rp, sizeof(l));
-				c->st.records_lost += l.count;
+				if (l.reason != TRACEBUF_LOST_AUX_OVERRUN)
+					c->st.records_lost += l.count;
 			}
 		}
 	}
@@ -1316,8 +1311,9 @@ int cmd_decode(int argc, char **argv)
 		return TB_EXIT_FAIL;
 	if (m.backend[0] && strcmp(m.backend, "intel_pt")) {
 		if (!strcmp(m.backend, "coresight"))
-			fprintf(stderr, "tracebuf: decode: %s: CoreSight captures are not "
-				"supported yet\n", o.dir);
+			fprintf(stderr, "tracebuf: decode: %s: a CoreSight capture: convert it "
+				"with 'tracebuf export --opencsd OUTDIR %s' and decode that with "
+				"OpenCSD (trc_pkt_lister)\n", o.dir, o.dir);
 		else
 			fprintf(stderr, "tracebuf: decode: %s: backend \"%s\": only intel_pt "
 				"captures can be decoded\n", o.dir, m.backend);
@@ -1402,56 +1398,4 @@ int cmd_decode(int argc, char **argv)
 	free(nrs);
 	free(m.text);
 	return bad || total.errors ? TB_EXIT_FAIL : TB_EXIT_OK;
-}
-
-/*
- * tracebuf export --opencsd DIR OUT
- *
- * STUB. Meant to turn a CoreSight capture into what OpenCSD's
- * trc_pkt_lister reads (a snapshot directory: snapshot.ini, device and
- * trace-buffer .ini files and the raw trace). There is no CoreSight
- * backend yet, so this only checks its arguments, says why there is
- * nothing to export, and fails; the CoreSight issue implements it.
- */
-int cmd_export(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "opencsd", no_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct meta m;
-	bool opencsd = false;
-	int c;
-
-	getopt_start();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			opencsd = true;
-			break;
-		case 'h':
-			export_usage(stdout);
-			return TB_EXIT_OK;
-		default:
-			return bad_opt("export", argv, c);
-		}
-	}
-	if (!opencsd)
-		return usage_err("export", "missing the output format (--opencsd)", NULL);
-	if (argc - optind < 2)
-		return usage_err("export", argc - optind ? "missing output directory" :
-				 "missing capture directory", NULL);
-	if (argc - optind > 2)
-		return usage_err("export", "unexpected argument", argv[optind + 2]);
-
-	if (!read_meta(argv[optind], "export", &m))
-		return TB_EXIT_FAIL;
-	if (!strcmp(m.backend, "coresight"))
-		fputs("tracebuf: export --opencsd: not supported yet\n", stderr);
-	else
-		fprintf(stderr, "tracebuf: export --opencsd: the capture has no CoreSight "
-			"trace (backend %s)\n", m.backend[0] ? m.backend : "intel_pt");
-	free(m.text);
-	return TB_EXIT_FAIL;
 }

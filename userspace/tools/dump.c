@@ -335,7 +335,33 @@ struct dcpu {
 
 static const char *lost_reason(uint32_t reason)
 {
-	return reason == TRACEBUF_LOST_RING_FULL ? "ring_full" : "unknown";
+	switch (reason) {
+	case TRACEBUF_LOST_RING_FULL:
+		return "ring_full";
+	case TRACEBUF_LOST_AUX_OVERRUN:
+		return "aux_overrun";
+	default:
+		return "unknown";
+	}
+}
+
+/* struct tracebuf_rec_lost.flags: "AT_LEAST", "-" for none; JSON array. */
+static void print_lost_flags(uint32_t flags, int json)
+{
+	const char *sep = "";
+
+	if (json)
+		putchar('[');
+	if (flags & TRACEBUF_LOST_F_AT_LEAST) {
+		printf(json ? "\"AT_LEAST\"" : "AT_LEAST");
+		sep = json ? "," : "|";
+	}
+	if (flags & ~TRACEBUF_LOST_F_AT_LEAST)
+		printf(json ? "%s\"0x%x\"" : "%s0x%x", sep, flags & ~TRACEBUF_LOST_F_AT_LEAST);
+	else if (!flags && !json)
+		putchar('-');
+	if (json)
+		putchar(']');
 }
 
 static const struct {
@@ -398,6 +424,8 @@ static const char *check_record(const struct tracebuf_record *r)
 		return size < sizeof(struct tracebuf_rec_lost) ? "LOST record too short" : NULL;
 	case TRACEBUF_REC_AUX:
 		return size < sizeof(struct tracebuf_rec_aux) ? "AUX record too short" : NULL;
+	case TRACEBUF_REC_ETM:
+		return size < sizeof(struct tracebuf_rec_etm) ? "ETM record too short" : NULL;
 	case TRACEBUF_REC_ITRACE_START:
 		return size < sizeof(struct tracebuf_rec_itrace_start) ?
 		       "ITRACE_START record too short" : NULL;
@@ -495,8 +523,24 @@ static void print_record(struct dcpu *d, const struct tracebuf_record *r, uint64
 	case TRACEBUF_REC_LOST: {
 		const struct tracebuf_rec_lost *l = (const void *)r;
 
-		printf(json ? ",\"count\":%" PRIu64 ",\"reason\":\"%s\"" :
-		       " count=%" PRIu64 " reason=%s", (uint64_t)l->count, lost_reason(l->reason));
+		printf(json ? ",\"count\":%" PRIu64 ",\"reason\":\"%s\",\"flags\":" :
+		       " count=%" PRIu64 " reason=%s flags=", (uint64_t)l->count,
+		       lost_reason(l->reason));
+		print_lost_flags(l->flags, json);
+		break;
+	}
+	case TRACEBUF_REC_ETM: {
+		const struct tracebuf_rec_etm *e = (const void *)r;
+
+		printf(json ? ",\"etm_cpu\":%u,\"trace_id\":%u,\"trcconfigr\":%u,"
+		       "\"trctraceidr\":%u,\"trcauthstatus\":%u,\"trcidr\":[" :
+		       " etm_cpu=%u trace_id=0x%x trcconfigr=0x%x trctraceidr=0x%x"
+		       " trcauthstatus=0x%x trcidr=", e->etm_cpu, e->trace_id, e->trcconfigr,
+		       e->trctraceidr, e->trcauthstatus);
+		for (i = 0; i < 14; i++)
+			printf(json ? "%s%u" : "%s0x%x", i ? "," : "", e->trcidr[i]);
+		if (json)
+			putchar(']');
 		break;
 	}
 	case TRACEBUF_REC_CONFIG: {
@@ -661,7 +705,8 @@ static void print_header_text(const char *dir, const struct meta *m, struct dcpu
 	}
 	for (i = 0; i < n; i++) {
 		char key[16], cfg[TRACEBUF_DRV_CONFIG_MAX];
-		uint64_t ab = 0, sp = 0, rl = 0;
+		uint64_t ab = 0, sp = 0, rl = 0, al = 0;
+		int atl = 0;
 
 		printf("# cpu %u: %" PRIu64 " records", d[i].cpu, d[i].records);
 		snprintf(key, sizeof(key), "%u", d[i].cpu);
@@ -672,6 +717,11 @@ static void print_header_text(const char *dir, const struct meta *m, struct dcpu
 			member_u64(pc, pcl, "records_lost", &rl);
 			printf(", %" PRIu64 " AUX bytes in %" PRIu64 " spans, %" PRIu64
 			       " records lost", ab, sp, rl);
+			/* CoreSight: trace bytes the AUX ring had no room for. */
+			if (!member_u64(pc, pcl, "aux_lost_bytes", &al) && al) {
+				member_bool(pc, pcl, "aux_lost_at_least", &atl);
+				printf(", %s%" PRIu64 " trace bytes lost", atl ? "at least " : "", al);
+			}
 			member_str(pc, pcl, "config", cfg, sizeof(cfg));
 			printf(", config %s", cfg);
 		}

@@ -64,9 +64,14 @@ static const char record_usage[] =
 	"  -q, --quiet          no progress line\n"
 	"  -- COMMAND ARGS      run COMMAND, stop when it exits\n";
 
-/* One traced CPU. */
+/*
+ * One session: one CPU, or (CoreSight with a shared sink) every recorded
+ * CPU that feeds the same sink, recorded under the first of them.
+ */
 struct rcpu {
 	unsigned int cpu;
+	uint64_t *cpuset;		/* NULL: just cpu */
+	unsigned int cpuset_words;
 	struct tracebuf_session s;
 	int data_fd, aux_fd;
 	unsigned char *wbuf;
@@ -81,6 +86,8 @@ struct rcpu {
 	/* What went into the capture. */
 	uint64_t data_bytes, records, aux_bytes, aux_spans;
 	uint64_t truncations, collisions, lost_recs, aux_gap;
+	uint64_t aux_lost;		/* LOST AUX_OVERRUN: trace bytes dropped */
+	int aux_lost_atleast;		/* one of them was a lower bound */
 	/* From the control page at the end. */
 	uint64_t ctl_lost, ctl_trunc, ctl_coll, ctl_padding;
 	uint64_t prog_bytes;		/* aux_bytes at the last progress line */
@@ -420,7 +427,16 @@ static void drain(struct record *R, struct rcpu *c)
 			aux = 1;
 		} else if (r->hdr.type == TRACEBUF_REC_LOST &&
 			   r->hdr.size >= sizeof(struct tracebuf_rec_lost)) {
-			c->lost_recs += ((const struct tracebuf_rec_lost *)(const void *)r)->count;
+			const struct tracebuf_rec_lost *l = (const void *)r;
+
+			/* AUX_OVERRUN counts trace bytes, every other reason records. */
+			if (l->reason == TRACEBUF_LOST_AUX_OVERRUN) {
+				c->aux_lost += l->count;
+				if (l->flags & TRACEBUF_LOST_F_AT_LEAST)
+					c->aux_lost_atleast = 1;
+			} else {
+				c->lost_recs += l->count;
+			}
 		}
 		append_record(R, c, r);
 		tracebuf_advance(&c->s, r);
@@ -477,7 +493,8 @@ static uint64_t collisions(const struct rcpu *c)
 
 static int cpu_lost(const struct rcpu *c)
 {
-	return lost_records(c) || truncations(c) || collisions(c) || c->aux_gap;
+	return lost_records(c) || truncations(c) || collisions(c) || c->aux_gap ||
+	       c->aux_lost;
 }
 
 /* ---- meta.json ---------------------------------------------------------- */
@@ -572,9 +589,11 @@ static void write_meta_to(struct record *R, FILE *f, int complete)
 			", \"aux_truncations\": %" PRIu64 ", \"aux_collisions\": %" PRIu64
 			", \"aux_padding\": %" PRIu64 ", \"aux_gap_bytes\": %" PRIu64
 			",\n    \"records\": %" PRIu64 ", \"records_lost\": %" PRIu64
-			", \"data_bytes\": %" PRIu64 ", \"error\": ",
+			", \"data_bytes\": %" PRIu64 ",\n    \"aux_lost_bytes\": %" PRIu64
+			", \"aux_lost_at_least\": %s, \"error\": ",
 			c->aux_bytes, c->aux_spans, truncations(c), collisions(c), c->ctl_padding,
-			c->aux_gap, c->records, lost_records(c), c->data_bytes);
+			c->aux_gap, c->records, lost_records(c), c->data_bytes, c->aux_lost,
+			c->aux_lost_atleast ? "true" : "false");
 		json_cstr(f, c->error);
 		fputc('}', f);
 	}
@@ -763,6 +782,66 @@ static int get_config(struct rcpu *c)
 	return ret < 0 ? ret : 0;
 }
 
+static int open_cpu(struct record *R, struct rcpu *c, int first);
+
+/*
+ * CoreSight: CPUs whose ETMs feed one shared sink are traced by one
+ * session over all of them (the sink is one AUX ring). Regroup R->c by
+ * sink after the first CPU's session told us the sinks; the first
+ * session is reopened over its group. 0 or -1 (message printed).
+ */
+static int group_by_sink(struct record *R)
+{
+	unsigned int i, j, n = 0, words = (R->info.nr_cpu_ids + 63) / 64;
+	struct tracebuf_cs_caps *caps = calloc(R->nr_cpus, sizeof(*caps));
+	int ret = -1;
+
+	if (!caps || !words) {
+		fprintf(stderr, "tracebuf: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < R->nr_cpus; i++) {
+		int r = tracebuf_get_caps(&R->c[0].s, "coresight", R->c[i].cpu, &caps[i],
+					  sizeof(caps[i]));
+
+		if (r < 0) {
+			fprintf(stderr, "tracebuf: CPU %u has no CoreSight trace unit: %s\n",
+				R->c[i].cpu, tracebuf_strerror(r));
+			goto out;
+		}
+	}
+	/* Keep the first CPU of each sink; give it the others. */
+	for (i = 0; i < R->nr_cpus; i++) {
+		for (j = 0; j < n; j++)
+			if (caps[j].sink == caps[i].sink)
+				break;
+		if (j == n) {
+			R->c[n].cpu = R->c[i].cpu;
+			caps[n] = caps[i];
+			R->c[n].cpuset = calloc(words, 8);
+			R->c[n].cpuset_words = words;
+			if (!R->c[n].cpuset) {
+				fprintf(stderr, "tracebuf: out of memory\n");
+				goto out;
+			}
+			n++;
+		}
+		R->c[j].cpuset[R->c[i].cpu / 64] |= 1ULL << (R->c[i].cpu % 64);
+	}
+	for (i = n; i < R->nr_cpus; i++)
+		R->c[i].s.fd = -1;
+	R->nr_cpus = n;
+	/* The first session traces one CPU so far: again, over its group. */
+	tracebuf_close(&R->c[0].s);
+	R->c[0].s.fd = -1;
+	if (open_cpu(R, &R->c[0], 0))
+		goto out;
+	ret = 0;
+out:
+	free(caps);
+	return ret;
+}
+
 /* Open, SETUP, map, configure one CPU; returns an exit status or 0. */
 static int open_cpu(struct record *R, struct rcpu *c, int first)
 {
@@ -781,6 +860,12 @@ static int open_cpu(struct record *R, struct rcpu *c, int first)
 	memset(&su, 0, sizeof(su));
 	su.target = TRACEBUF_TARGET_CPU;
 	su.cpu = c->cpu;
+	if (c->cpuset) {
+		su.target = TRACEBUF_TARGET_CPUSET;
+		su.cpu = 0;
+		su.cpuset_ptr = (uintptr_t)c->cpuset;
+		su.cpuset_size = c->cpuset_words * 8;
+	}
 	su.data_watermark = R->data_size / 4;
 	su.aux_watermark = R->snapshot ? 0 : R->aux_size / 4;
 	memcpy(su.backend, R->backend_name, strnlen(R->backend_name, sizeof(su.backend) - 1));
@@ -1077,12 +1162,16 @@ static int summary(struct record *R)
 	for (i = 0; i < R->nr_cpus; i++) {
 		struct rcpu *c = &R->c[i];
 
-		if (truncations(c) || lost_records(c) || c->aux_gap) {
+		if (truncations(c) || lost_records(c) || c->aux_gap || c->aux_lost) {
 			fprintf(stderr, "tracebuf: trace lost on CPU %u (", c->cpu);
 			if (truncations(c))
 				fprintf(stderr, "%" PRIu64 " truncated span%s%s", truncations(c),
 					truncations(c) == 1 ? "" : "s",
-					lost_records(c) || c->aux_gap ? ", " : "");
+					lost_records(c) || c->aux_gap || c->aux_lost ? ", " : "");
+			if (c->aux_lost)
+				fprintf(stderr, "%s%" PRIu64 " bytes of trace the AUX ring had no "
+					"room for%s", c->aux_lost_atleast ? "at least " : "",
+					c->aux_lost, lost_records(c) || c->aux_gap ? ", " : "");
 			if (c->aux_gap)
 				fprintf(stderr, "%" PRIu64 " bytes of trace without a record%s",
 					c->aux_gap, lost_records(c) ? ", " : "");
@@ -1348,6 +1437,8 @@ static void cleanup(struct record *R)
 		free(c->wbuf);
 		free(c->config);
 	}
+	for (i = 0; R->c && i < R->nr_cpus; i++)
+		free(R->c[i].cpuset);
 	free(R->c);
 	free(R->cpus);
 	if (R->epfd >= 0)
@@ -1392,6 +1483,9 @@ int cmd_record(int argc, char **argv)
 	/* Everything that can fail on the device, before the directory. */
 	for (i = 0; i < R->nr_cpus; i++) {
 		ret = open_cpu(R, &R->c[i], i == 0);
+		if (!ret && i == 0 && !strcmp(R->backend_name, "coresight") &&
+		    group_by_sink(R))
+			ret = TB_EXIT_FAIL;
 		if (ret) {
 			status = ret;
 			goto out;

@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"\n"
 	"Commands:\n"
 	"  info [--json]   show the module version, ABI and trace backends (with\n"
-	"                  the Intel PT capabilities)\n"
+	"                  the Intel PT capabilities, and CoreSight's per CPU)\n"
 	"  config --list [--backend NAME] [--cpu N] [--json]\n"
 	"                  list the driver configuration keys of a backend\n"
 	"  config --check STRING [--backend NAME] [--cpu N]\n"
@@ -41,8 +41,10 @@ static const char usage_text[] =
 	"                  print the records of a capture, one per line\n"
 	"  decode DIR [--cpu N] [--packets] [--json]\n"
 	"                  decode the Intel PT trace of a capture (libipt)\n"
-	"  export --opencsd DIR OUT\n"
-	"                  convert a CoreSight capture for OpenCSD\n"
+	"  export --opencsd OUTDIR CAPTURE\n"
+	"                  split a CoreSight capture into segments, each an OpenCSD\n"
+	"                  snapshot directory OUTDIR/segNNN (trc_pkt_lister -ss_dir),\n"
+	"                  listed in OUTDIR/segments\n"
 	"  version         show the tool version (also --version)\n"
 	"  help            show this help (also -h, --help)\n"
 	"\n"
@@ -322,9 +324,211 @@ static void print_pt_caps_json(const struct pt_caps_result *r)
 	putchar('}');
 }
 
+/*
+ * CoreSight capabilities of one backend: GET_CAPS for every CPU, each
+ * listed (trace IDs differ per CPU).
+ */
+struct cs_caps_cpu {
+	unsigned int cpu;
+	struct tracebuf_cs_caps caps;
+};
+
+struct cs_caps_result {
+	int ret;			/* 0, or why there are none */
+	struct cs_caps_cpu *cpus;
+	unsigned int n;
+};
+
+static void get_cs_caps(struct tracebuf_session *s, const char *name, unsigned int nr_cpu_ids,
+			struct cs_caps_result *r)
+{
+	struct tracebuf_cs_caps c;
+	struct cs_caps_cpu *nc;
+	unsigned int cpu;
+	int ret;
+
+	r->ret = -ENODEV;
+	for (cpu = 0; cpu < nr_cpu_ids && cpu < PT_CAPS_MAX_CPUS; cpu++) {
+		memset(&c, 0, sizeof(c));
+		ret = tracebuf_get_caps(s, name, cpu, &c, sizeof(c));
+		if (ret < 0) {
+			if (ret != -ENODEV && ret != -EINVAL && r->ret)
+				r->ret = ret;
+			continue;
+		}
+		nc = realloc(r->cpus, (r->n + 1) * sizeof(*r->cpus));
+		if (!nc) {
+			r->ret = -ENOMEM;
+			return;
+		}
+		r->cpus = nc;
+		r->cpus[r->n].cpu = cpu;
+		r->cpus[r->n].caps = c;
+		r->n++;
+		r->ret = 0;
+	}
+}
+
+/* The trace unit's architecture: "ETMv4.2", "ETE", from TRCIDR1/TRCDEVARCH. */
+static void cs_arch(const struct tracebuf_cs_caps *c, char *buf, size_t len)
+{
+	unsigned int maj = (c->trcidr[1] >> 8) & 0xf, min = (c->trcidr[1] >> 4) & 0xf;
+
+	if (maj == 4)
+		snprintf(buf, len, "ETMv4.%u", min);
+	else if (maj == 0xf && min == 0xf && ((c->trcdevarch >> 12) & 0xf) == 5)
+		snprintf(buf, len, "ETE");
+	else
+		snprintf(buf, len, "unknown");
+}
+
+static const char *cs_sink_type(uint32_t type)
+{
+	switch (type) {
+	case TRACEBUF_CS_SINK_ETB:
+		return "ETB";
+	case TRACEBUF_CS_SINK_ETR:
+		return "ETR";
+	case TRACEBUF_CS_SINK_ETF:
+		return "ETF";
+	default:
+		return "unknown";
+	}
+}
+
+/* Notable ETMv4 features, from TRCIDR0 and TRCIDR2-3 (IHI0064). */
+static const struct {
+	unsigned int idr, shift, mask;
+	const char *name;
+} cs_features[] = {
+	{ 0, 7, 0x1, "cycle_counting" },	/* TRCIDR0.TRCCCI */
+	{ 0, 24, 0x1f, "timestamps" },		/* TRCIDR0.TSSIZE */
+	{ 2, 5, 0x1f, "contextid" },		/* TRCIDR2.CIDSIZE */
+	{ 2, 10, 0x1f, "vmid" },		/* TRCIDR2.VMIDSIZE */
+	{ 0, 5, 0x1, "branch_broadcast" },	/* TRCIDR0.TRCBB */
+	{ 0, 9, 0x1, "return_stack" },		/* TRCIDR0.RETSTACK */
+	{ 0, 6, 0x1, "conditional" },		/* TRCIDR0.TRCCOND */
+	{ 3, 26, 0x1, "stall_control" },	/* TRCIDR3.STALLCTL */
+};
+
+#define CS_NR_FEATURES (sizeof(cs_features) / sizeof(cs_features[0]))
+
+static int cs_feature(const struct tracebuf_cs_caps *c, size_t i)
+{
+	return (c->trcidr[cs_features[i].idr] >> cs_features[i].shift) & cs_features[i].mask;
+}
+
+/* Sizes in bits: 0 when the feature is absent. */
+static unsigned int cs_ts_bits(const struct tracebuf_cs_caps *c)
+{
+	unsigned int v = (c->trcidr[0] >> 24) & 0x1f;
+
+	return v == 0x6 ? 48 : v == 0x8 ? 64 : 0;
+}
+
+static unsigned int cs_cid_bits(const struct tracebuf_cs_caps *c)
+{
+	return ((c->trcidr[2] >> 5) & 0x1f) == 0x4 ? 32 : 0;
+}
+
+static unsigned int cs_vmid_bits(const struct tracebuf_cs_caps *c)
+{
+	switch ((c->trcidr[2] >> 10) & 0x1f) {
+	case 1:
+		return 8;
+	case 2:
+		return 16;
+	case 4:
+		return 32;
+	default:
+		return 0;
+	}
+}
+
+static unsigned int cs_cc_bits(const struct tracebuf_cs_caps *c)
+{
+	return (c->trcidr[0] >> 7) & 1 ? 12 + ((c->trcidr[2] >> 25) & 0xf) : 0;
+}
+
+static void print_cs_caps_text(const struct cs_caps_result *r)
+{
+	unsigned int i;
+	size_t k;
+
+	if (r->ret) {
+		printf("    capabilities: unavailable (%s)\n", tracebuf_strerror(r->ret));
+		return;
+	}
+	for (i = 0; i < r->n; i++) {
+		const struct tracebuf_cs_caps *c = &r->cpus[i].caps;
+		char arch[16];
+		int any = 0;
+
+		cs_arch(c, arch, sizeof(arch));
+		printf("    cpu %u: trace ID 0x%x, %s, sink %u (%s", r->cpus[i].cpu, c->trace_id,
+		       arch, c->sink, cs_sink_type(c->sink_type));
+		if (c->sink_flags & TRACEBUF_CS_SINK_F_SG)
+			printf(", scatter-gather");
+		if (c->sink_size)
+			printf(", %llu bytes", (unsigned long long)c->sink_size);
+		printf(", %u CPU%s)\n      features:", c->sink_cpus, c->sink_cpus == 1 ? "" : "s");
+		for (k = 0; k < CS_NR_FEATURES; k++) {
+			if (cs_feature(c, k)) {
+				printf(" %s", cs_features[k].name);
+				any = 1;
+			}
+		}
+		if (!any)
+			printf(" none");
+		printf("\n      timestamp bits %u, context ID bits %u, VMID bits %u, cycle counter "
+		       "bits %u, address comparator pairs %u\n", cs_ts_bits(c), cs_cid_bits(c),
+		       cs_vmid_bits(c), cs_cc_bits(c), c->trcidr[4] & 0xf);
+	}
+}
+
+static void print_cs_caps_json(const struct cs_caps_result *r)
+{
+	unsigned int i, j;
+	size_t k;
+
+	if (r->ret) {
+		printf(",\"cs_caps\":null");
+		return;
+	}
+	printf(",\"cs_caps\":[");
+	for (i = 0; i < r->n; i++) {
+		const struct tracebuf_cs_caps *c = &r->cpus[i].caps;
+		const char *sep = "";
+		char arch[16];
+
+		cs_arch(c, arch, sizeof(arch));
+		printf("%s{\"cpu\":%u,\"trace_id\":%u,\"arch\":\"%s\",\"sink\":%u,"
+		       "\"sink_type\":\"%s\",\"sink_flags\":%u,\"sink_cpus\":%u,\"sink_size\":%llu,"
+		       "\"features\":[", i ? "," : "", r->cpus[i].cpu, c->trace_id, arch, c->sink,
+		       cs_sink_type(c->sink_type), c->sink_flags, c->sink_cpus,
+		       (unsigned long long)c->sink_size);
+		for (k = 0; k < CS_NR_FEATURES; k++) {
+			if (cs_feature(c, k)) {
+				printf("%s\"%s\"", sep, cs_features[k].name);
+				sep = ",";
+			}
+		}
+		printf("],\"timestamp_bits\":%u,\"contextid_bits\":%u,\"vmid_bits\":%u,"
+		       "\"cycle_counter_bits\":%u,\"addr_comparator_pairs\":%u,\"trcidr\":[",
+		       cs_ts_bits(c), cs_cid_bits(c), cs_vmid_bits(c), cs_cc_bits(c),
+		       c->trcidr[4] & 0xf);
+		for (j = 0; j < 14; j++)
+			printf("%s%u", j ? "," : "", c->trcidr[j]);
+		printf("],\"trcdevarch\":%u,\"trcdevid\":%u,\"trcauthstatus\":%u}",
+		       c->trcdevarch, c->trcdevid, c->trcauthstatus);
+	}
+	putchar(']');
+}
+
 static void print_info_text(const struct tracebuf_info *info,
 			    const struct tracebuf_backend_desc *b,
-			    const struct pt_caps_result *caps, unsigned int n)
+			    const struct pt_caps_result *caps,
+			    const struct cs_caps_result *cs, unsigned int n)
 {
 	unsigned int i;
 
@@ -349,12 +553,15 @@ static void print_info_text(const struct tracebuf_info *info,
 		       b[i].nr_cpus, b[i].caps_size);
 		if (b[i].id == TRACEBUF_BACKEND_INTEL_PT)
 			print_pt_caps_text(&caps[i]);
+		else if (b[i].id == TRACEBUF_BACKEND_CORESIGHT)
+			print_cs_caps_text(&cs[i]);
 	}
 }
 
 static void print_info_json(const struct tracebuf_info *info,
 			    const struct tracebuf_backend_desc *b,
-			    const struct pt_caps_result *caps, unsigned int n)
+			    const struct pt_caps_result *caps,
+			    const struct cs_caps_result *cs, unsigned int n)
 {
 	unsigned int i;
 
@@ -376,6 +583,8 @@ static void print_info_json(const struct tracebuf_info *info,
 		       b[i].nr_cpus, b[i].caps_size);
 		if (b[i].id == TRACEBUF_BACKEND_INTEL_PT)
 			print_pt_caps_json(&caps[i]);
+		else if (b[i].id == TRACEBUF_BACKEND_CORESIGHT)
+			print_cs_caps_json(&cs[i]);
 		putchar('}');
 	}
 	printf("]}\n");
@@ -392,6 +601,7 @@ static int cmd_info(int argc, char **argv)
 	struct tracebuf_backend_desc *backends = stack_backends;
 	unsigned int max = sizeof(stack_backends) / sizeof(stack_backends[0]);
 	struct pt_caps_result *caps = NULL;
+	struct cs_caps_result *cs = NULL;
 	struct tracebuf_session s;
 	struct tracebuf_info info;
 	unsigned int i, n = 0;
@@ -425,7 +635,8 @@ static int cmd_info(int argc, char **argv)
 	if (ret == 0) {
 		n = info.nr_backends < max ? info.nr_backends : max;
 		caps = calloc(n ? n : 1, sizeof(*caps));
-		if (!caps)
+		cs = calloc(n ? n : 1, sizeof(*cs));
+		if (!caps || !cs)
 			ret = -ENOMEM;
 	}
 	for (i = 0; ret == 0 && i < n; i++) {
@@ -434,10 +645,12 @@ static int cmd_info(int argc, char **argv)
 		char buf[TRACEBUF_NAME_LEN + 1];
 
 		caps[i].ret = 1;
-		if (backends[i].id != TRACEBUF_BACKEND_INTEL_PT)
-			continue;
+		cs[i].ret = 1;
 		snprintf(buf, sizeof(buf), "%.*s", len, name);
-		get_pt_caps(&s, buf, info.nr_cpu_ids, &caps[i]);
+		if (backends[i].id == TRACEBUF_BACKEND_INTEL_PT)
+			get_pt_caps(&s, buf, info.nr_cpu_ids, &caps[i]);
+		else if (backends[i].id == TRACEBUF_BACKEND_CORESIGHT)
+			get_cs_caps(&s, buf, info.nr_cpu_ids, &cs[i]);
 	}
 	tracebuf_close(&s);
 	if (ret < 0) {
@@ -450,10 +663,13 @@ static int cmd_info(int argc, char **argv)
 			info.abi_version, TRACEBUF_ABI_VERSION);
 
 	if (json)
-		print_info_json(&info, backends, caps, n);
+		print_info_json(&info, backends, caps, cs, n);
 	else
-		print_info_text(&info, backends, caps, n);
+		print_info_text(&info, backends, caps, cs, n);
 out:
+	for (i = 0; cs && i < n; i++)
+		free(cs[i].cpus);
+	free(cs);
 	free(caps);
 	if (backends != stack_backends)
 		free(backends);

@@ -1,0 +1,1217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ARM CoreSight backend: ETMv4 trace units feeding a TMC sink, the
+ * sink writing straight into the AUX pages (ETR, scatter-gather or flat)
+ * or buffering in SRAM (ETB/ETF, copied out through RRD).
+ *
+ * Platforms. Components come from the device tree ("arm,coresight-etm4x"
+ * with its "cpu" phandle, "arm,coresight-tmc" with "arm,scatter-gather"),
+ * from module parameters (etm_base=, sink_base=, sink_sg=) on boards that
+ * describe neither, or from a register-level emulator
+ * (tracebuf_cs_emulator_register()). A component bound to another driver
+ * (the kernel's coresight-etm4x / coresight-tmc) is refused, with how to
+ * unbind it; a component claimed by another agent (claim tags) is busy.
+ *
+ * Sessions. A session traces the CPUs of one sink: on the usual topology
+ * every ETM is funnelled into one shared sink and the session's AUX ring
+ * holds their interleaved, formatted stream (trace IDs tell them apart);
+ * with one sink per CPU a session traces one CPU, as for PT. The sink
+ * belongs to one session at a time (from its AUX mmap to its munmap).
+ *
+ * The sink has no interrupt, so the core's drain timer does everything
+ * (drain may run on any CPU: the registers are MMIO). Every drain is one
+ * "cycle": pause the session's ETMs (they drain to the ATB: PMSTABLE),
+ * flush and stop the sink, publish what it wrote, then restart the sink
+ * and the ETMs if the consumer left room. While paused the CPUs run
+ * untraced for a few microseconds; no byte the hardware produced is lost
+ * in the cycle. ETMs are disabled before and enabled after their sink,
+ * always.
+ *
+ * No-overwrite mode, ETR scatter-gather: at every restart the table is
+ * rotated so that the ETR's buffer starts at the 4 KiB granule holding
+ * the consumer's tail. STS.Full then means the hardware reached unread
+ * data (it cannot wrap otherwise), so an overrun is always seen: the
+ * span is TRUNCATED and a LOST record (AUX_OVERRUN) counts the bytes that
+ * did not fit, a lower bound (AT_LEAST) when the sink may have wrapped
+ * more than once. The ETMs are not restarted while less than a quarter of
+ * the ring (or twice the last period's output) is free; they resume once
+ * aux_watermark bytes are free. Flat ETR buffers cannot be rotated: a
+ * wrap is counted as one. ETB/ETF: bytes that do not fit are counted
+ * exactly; an SRAM wrap loses an unknown amount (AT_LEAST).
+ * Snapshot mode: the ETR wraps freely over the whole ring; SNAPSHOT and
+ * stop publish the latest ring-full.
+ */
+#include <linux/bitfield.h>
+#include <linux/capability.h>
+#include <linux/cpu.h>
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/of.h>
+#include <linux/of_address.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/amba/bus.h>
+#include <linux/platform_device.h>
+
+#include "internal.h"
+#include "aux.h"
+#include "backend.h"
+#include "cs.h"
+#include "cs_sg.h"
+#include "drvcfg.h"
+#include "ring.h"
+
+/* --- the platform --------------------------------------------------------- */
+
+static const struct tb_cs_platform *tb_cs_plat;	/* under tb_backends_lock */
+static struct tb_cs_etm **tb_cs_etm_of;		/* by CPU; NULL: none */
+static struct tb_cs_sink *tb_cs_sinks;
+static unsigned int tb_cs_nr_sinks;
+/* Protects tb_cs_owner[]: which session holds each sink. */
+static DEFINE_MUTEX(tb_cs_owner_lock);
+static struct tb_session **tb_cs_owner;
+
+static struct tb_cs_etm *tb_cs_etm(unsigned int cpu)
+{
+	return cpu < nr_cpu_ids && tb_cs_etm_of ? tb_cs_etm_of[cpu] : NULL;
+}
+
+/* Another driver bound to the device: the device is not ours to touch. */
+static int tb_cs_check_owner(const struct tb_cs_component *c)
+{
+	struct device *dev = c->dev;
+
+	if (!dev || !dev->driver)
+		return 0;
+	pr_warn("tracebuf: coresight: %s is driven by %s; to use it with tracebuf: echo %s > /sys/bus/%s/drivers/%s/unbind\n",
+		c->name, dev->driver->name, dev_name(dev),
+		dev->bus ? dev->bus->name : "platform", dev->driver->name);
+	return -EBUSY;
+}
+
+static void tb_cs_remove(struct tb_backend *b)
+{
+	unsigned int cpu;
+
+	if (tb_cs_etm_of)
+		for_each_possible_cpu(cpu)
+			kfree(tb_cs_etm_of[cpu]);
+	kfree(tb_cs_etm_of);
+	kfree(tb_cs_sinks);
+	kfree(tb_cs_owner);
+	tb_cs_etm_of = NULL;
+	tb_cs_sinks = NULL;
+	tb_cs_owner = NULL;
+	tb_cs_nr_sinks = 0;
+}
+
+static int tb_cs_probe(struct tb_backend *b)
+{
+	const struct tb_cs_platform *p = tb_cs_plat;
+	unsigned int i, n = 0, *ids;
+	int ret = -ENODEV;
+
+	if (!p || !p->nr_etms || !p->nr_sinks)
+		return -ENODEV;
+	tb_cs_etm_of = kcalloc(nr_cpu_ids, sizeof(*tb_cs_etm_of), GFP_KERNEL);
+	tb_cs_sinks = kcalloc(p->nr_sinks, sizeof(*tb_cs_sinks), GFP_KERNEL);
+	tb_cs_owner = kcalloc(p->nr_sinks, sizeof(*tb_cs_owner), GFP_KERNEL);
+	ids = kcalloc(p->nr_sinks, sizeof(*ids), GFP_KERNEL);
+	if (!tb_cs_etm_of || !tb_cs_sinks || !tb_cs_owner || !ids) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	tb_cs_nr_sinks = p->nr_sinks;
+	for (i = 0; i < p->nr_sinks; i++) {
+		struct tb_cs_sink *k = &tb_cs_sinks[i];
+		const struct tb_cs_sink_desc *d = &p->sinks[i];
+
+		k->io = p->io;
+		k->base = d->c.base;
+		k->dev = d->c.dev;
+		k->name = d->c.name;
+		k->sg = d->scatter_gather;
+		ret = tb_cs_check_owner(&d->c);
+		if (!ret) {
+			ret = tb_tmc_probe(k);
+			if (ret)
+				pr_warn("tracebuf: coresight: %s is not a usable TMC (%d)\n",
+					k->name, ret);
+		}
+		if (ret)
+			k->present = false;
+	}
+	for (i = 0; i < p->nr_etms; i++) {
+		const struct tb_cs_etm_desc *d = &p->etms[i];
+		struct tb_cs_sink *k;
+		struct tb_cs_etm *e;
+
+		if (d->cpu >= nr_cpu_ids || d->sink >= p->nr_sinks ||
+		    tb_cs_etm_of[d->cpu] || !tb_cs_sinks[d->sink].present)
+			continue;
+		if (tb_cs_check_owner(&d->c))
+			continue;
+		k = &tb_cs_sinks[d->sink];
+		/* Trace IDs: unique among the ETMs of one sink. */
+		if (TB_CS_TRACE_ID_FIRST + ids[d->sink] > TB_CS_TRACE_ID_LAST)
+			continue;
+		e = kzalloc(sizeof(*e), GFP_KERNEL);
+		if (!e) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		e->io = p->io;
+		e->base = d->c.base;
+		e->name = d->c.name;
+		e->cpu = d->cpu;
+		e->sink = d->sink;
+		if (tb_etm_probe(e)) {
+			pr_warn("tracebuf: coresight: %s (cpu%u) is not a usable ETMv4\n",
+				e->name, e->cpu);
+			kfree(e);
+			continue;
+		}
+		e->caps.trace_id = TB_CS_TRACE_ID_FIRST + ids[d->sink]++;
+		e->caps.sink = d->sink;
+		e->caps.sink_type = k->type;
+		e->caps.sink_size = k->sram_size;
+		k->nr_etms++;
+		tb_cs_etm_of[d->cpu] = e;
+		n++;
+	}
+	for (i = 0; i < nr_cpu_ids; i++) {
+		struct tb_cs_etm *e = tb_cs_etm_of[i];
+
+		if (!e)
+			continue;
+		e->caps.sink_cpus = tb_cs_sinks[e->sink].nr_etms;
+		e->caps.sink_flags = (tb_cs_sinks[e->sink].sg ? TRACEBUF_CS_SINK_F_SG : 0) |
+			(e->caps.sink_cpus > 1 ? TRACEBUF_CS_SINK_F_SHARED : 0);
+	}
+	if (!n)
+		goto fail_nodev;
+	kfree(ids);
+	b->nr_cpus = n;
+	b->caps_size = sizeof(struct tracebuf_cs_caps);
+	b->flags = p->owner ? TRACEBUF_BACKEND_F_EMULATED : 0;
+	b->owner = p->owner;
+	return 0;
+fail_nodev:
+	ret = -ENODEV;
+fail:
+	kfree(ids);
+	tb_cs_remove(b);
+	return ret;
+}
+
+static int tb_cs_caps(const struct tb_backend *b, unsigned int cpu, void *buf,
+		      size_t size)
+{
+	struct tb_cs_etm *e = tb_cs_etm(cpu);
+
+	if (!e || size < sizeof(e->caps))
+		return -ENODEV;
+	memcpy(buf, &e->caps, sizeof(e->caps));
+	return sizeof(e->caps);
+}
+
+/* The CPUs of one sink; and one CPU only where each CPU has its own. */
+static int tb_cs_check_setup(const struct tb_backend *b, const struct cpumask *cpus)
+{
+	unsigned int cpu, sink = UINT_MAX;
+
+	for_each_cpu(cpu, cpus) {
+		struct tb_cs_etm *e = tb_cs_etm(cpu);
+
+		if (!e)
+			return -EINVAL;
+		if (sink != UINT_MAX && e->sink != sink)
+			return -EINVAL;
+		sink = e->sink;
+	}
+	return sink == UINT_MAX ? -EINVAL : 0;
+}
+
+/* --- configuration ------------------------------------------------------- */
+
+enum {
+	TB_CS_K_CYCACC,
+	TB_CS_K_CYC_THRESH,
+	TB_CS_K_TIMESTAMP,
+	TB_CS_K_TS_INTERVAL,
+	TB_CS_K_CONTEXTID,
+	TB_CS_K_VMID,
+	TB_CS_K_BRANCH_BROADCAST,
+	TB_CS_K_RETSTACK,
+	TB_CS_K_USER,
+	TB_CS_K_KERNEL,
+	TB_CS_K_SYNC_PERIOD,
+	TB_CS_K_ADDR0,
+	TB_CS_NR_KEYS = TB_CS_K_ADDR0 + TB_ETM_MAX_ADDR_RANGES,
+};
+
+static const struct tb_cfg_key tb_cs_keys[TB_CS_NR_KEYS] = {
+	[TB_CS_K_CYCACC] = { "cycacc", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"cycle counts with the atoms (TRCCONFIGR.CCI)" },
+	[TB_CS_K_CYC_THRESH] = { "cyc_thresh", TB_CFG_UINT, 0, 1, 4095, 0, 0x100,
+		"cycle count threshold (TRCCCCTLR), >= TRCIDR3.CCITMIN" },
+	[TB_CS_K_TIMESTAMP] = { "timestamp", TB_CFG_BOOL, 0, 0, 1, 0, 1,
+		"global timestamps (TRCCONFIGR.TS)" },
+	[TB_CS_K_TS_INTERVAL] = { "ts_interval", TB_CFG_UINT, 0, 0, 65535, 0, 0,
+		"also a timestamp every N cycles (counter 0); 0: at syncs only" },
+	[TB_CS_K_CONTEXTID] = { "contextid", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"context ID (PID) packets (TRCCONFIGR.CID)" },
+	[TB_CS_K_VMID] = { "vmid", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"virtual machine ID packets (TRCCONFIGR.VMID)" },
+	[TB_CS_K_BRANCH_BROADCAST] = { "branch_broadcast", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"an address for every branch (TRCCONFIGR.BB)" },
+	[TB_CS_K_RETSTACK] = { "retstack", TB_CFG_BOOL, 0, 0, 1, 0, 0,
+		"return stack: no address for predicted returns (TRCCONFIGR.RS)" },
+	[TB_CS_K_USER] = { "user", TB_CFG_BOOL, 0, 0, 1, 0, 1,
+		"trace EL0" },
+	[TB_CS_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV, 0, 1, 0, 0,
+		"trace EL1 (and EL2 under VHE); needs CAP_PERFMON" },
+	[TB_CS_K_SYNC_PERIOD] = { "sync_period", TB_CFG_UINT, 0, 8, 20, 0, 12,
+		"A-sync and trace info every 2^N bytes (TRCSYNCPR)" },
+	[TB_CS_K_ADDR0] = { "addr0", TB_CFG_RANGE, 0, 0, 0, 0, 0,
+		"address range 0: filter (trace only inside) or stop (ViewInst stop)" },
+	[TB_CS_K_ADDR0 + 1] = { "addr1", TB_CFG_RANGE, 0, 0, 0, 0, 0,
+		"address range 1: filter or stop" },
+	[TB_CS_K_ADDR0 + 2] = { "addr2", TB_CFG_RANGE, 0, 0, 0, 0, 0,
+		"address range 2: filter or stop" },
+	[TB_CS_K_ADDR0 + 3] = { "addr3", TB_CFG_RANGE, 0, 0, 0, 0, 0,
+		"address range 3: filter or stop" },
+};
+
+/* The keys as this CPU's ETM ID registers allow them. */
+static int tb_cs_cfg_keys(const struct tb_backend *b, unsigned int cpu,
+			  struct tb_cfg_key *keys, unsigned int max)
+{
+	struct tb_cs_etm *e = tb_cs_etm(cpu);
+	const u32 *idr;
+	unsigned int i, pairs;
+	u32 ccitmin;
+
+	if (!e)
+		return -ENODEV;
+	if (max < TB_CS_NR_KEYS)
+		return -EINVAL;
+	idr = e->caps.trcidr;
+	memcpy(keys, tb_cs_keys, sizeof(tb_cs_keys));
+#define TB_UNSUP(k, cond) do { \
+		if (!(cond)) \
+			keys[k].flags |= TB_CFG_F_UNSUPPORTED; \
+	} while (0)
+	TB_UNSUP(TB_CS_K_CYCACC, idr[0] & TB_ETM_IDR0_TRCCCI);
+	TB_UNSUP(TB_CS_K_CYC_THRESH, idr[0] & TB_ETM_IDR0_TRCCCI);
+	TB_UNSUP(TB_CS_K_TIMESTAMP, FIELD_GET(TB_ETM_IDR0_TSSIZE, idr[0]));
+	TB_UNSUP(TB_CS_K_TS_INTERVAL, FIELD_GET(TB_ETM_IDR0_TSSIZE, idr[0]) &&
+		 FIELD_GET(TB_ETM_IDR5_NUMCNTR, idr[5]) &&
+		 FIELD_GET(TB_ETM_IDR4_NUMRSPAIR, idr[4]));
+	TB_UNSUP(TB_CS_K_CONTEXTID, FIELD_GET(TB_ETM_IDR2_CIDSIZE, idr[2]));
+	TB_UNSUP(TB_CS_K_VMID, FIELD_GET(TB_ETM_IDR2_VMIDSIZE, idr[2]));
+	TB_UNSUP(TB_CS_K_BRANCH_BROADCAST, idr[0] & TB_ETM_IDR0_TRCBB);
+	TB_UNSUP(TB_CS_K_RETSTACK, idr[0] & TB_ETM_IDR0_RETSTACK);
+	TB_UNSUP(TB_CS_K_SYNC_PERIOD, !(idr[3] & TB_ETM_IDR3_SYNCPR));
+#undef TB_UNSUP
+	ccitmin = FIELD_GET(TB_ETM_IDR3_CCITMIN, idr[3]);
+	keys[TB_CS_K_CYC_THRESH].min = max_t(u32, ccitmin, 1);
+	keys[TB_CS_K_CYC_THRESH].def = max_t(u32, ccitmin, 0x100);
+	if (!FIELD_GET(TB_ETM_IDR0_TSSIZE, idr[0]))
+		keys[TB_CS_K_TIMESTAMP].def = 0;
+	pairs = FIELD_GET(TB_ETM_IDR4_NUMACPAIRS, idr[4]);
+	for (i = 0; i < TB_ETM_MAX_ADDR_RANGES; i++)
+		if (i >= pairs)
+			keys[TB_CS_K_ADDR0 + i].flags |= TB_CFG_F_UNSUPPORTED;
+	return TB_CS_NR_KEYS;
+}
+
+/* The EL exclusion bits for TRCVICTLR / TRCACATR, from user= and kernel=. */
+static u32 tb_cs_exclude(const struct tb_cfg_val *v)
+{
+	u32 ex = 0xf << TB_ETM_VICTLR_EXLEVEL_S_SHIFT;	/* no Secure ELs */
+
+	if (!v[TB_CS_K_USER].v)
+		ex |= TB_ETM_VICTLR_EXLEVEL_NS(0);
+	if (!v[TB_CS_K_KERNEL].v) {
+		ex |= TB_ETM_VICTLR_EXLEVEL_NS(1) | TB_ETM_VICTLR_EXLEVEL_NS(2);
+	} else {
+#ifdef CONFIG_ARM64
+		/* Without VHE the kernel is not at EL2: keep EL2 out. */
+		if (!is_kernel_in_hyp_mode())
+			ex |= TB_ETM_VICTLR_EXLEVEL_NS(2);
+#else
+		ex |= TB_ETM_VICTLR_EXLEVEL_NS(2);
+#endif
+	}
+	return ex;
+}
+
+static int tb_cs_cfg_apply(struct tb_session *s, struct tb_cfg_val *v, void *out)
+{
+	struct tb_cs_prog *p = out;
+	u32 ex = tb_cs_exclude(v);
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	/* Instruction trace, no data trace, no conditional trace (ETMv4 A-profile). */
+	if (v[TB_CS_K_CYCACC].v) {
+		p->configr |= TB_ETM_CONFIGR_CCI;
+		p->ccctlr = v[TB_CS_K_CYC_THRESH].v;
+	}
+	if (v[TB_CS_K_TIMESTAMP].v) {
+		p->configr |= TB_ETM_CONFIGR_TS;
+		if (v[TB_CS_K_TS_INTERVAL].v) {
+			/*
+			 * Counter 0 counts every cycle (resource 1, always) and
+			 * reloads itself; resource selector 2 fires at zero and
+			 * is the timestamp event.
+			 */
+			p->cntrldvr0 = v[TB_CS_K_TS_INTERVAL].v;
+			p->cntctlr0 = TB_ETM_CNTCTLR_RLDSELF | TB_ETM_VICTLR_EVENT_TRUE;
+			p->rsctlr2 = (TB_ETM_RSCTLR_GROUP_CNTR << TB_ETM_RSCTLR_GROUP_SHIFT) | 1;
+			p->tsctlr = 2;
+		}
+	}
+	if (v[TB_CS_K_CONTEXTID].v)
+		p->configr |= TB_ETM_CONFIGR_CID;
+	if (v[TB_CS_K_VMID].v)
+		p->configr |= TB_ETM_CONFIGR_VMID;
+	if (v[TB_CS_K_BRANCH_BROADCAST].v) {
+		p->configr |= TB_ETM_CONFIGR_BB;
+		p->bbctlr = 0;	/* no range selected: every branch */
+	}
+	if (v[TB_CS_K_RETSTACK].v)
+		p->configr |= TB_ETM_CONFIGR_RS;
+	p->syncpr = v[TB_CS_K_SYNC_PERIOD].v;
+	p->victlr = TB_ETM_VICTLR_EVENT_TRUE | TB_ETM_VICTLR_SSSTATUS | ex;
+	for (i = 0; i < TB_ETM_MAX_ADDR_RANGES; i++) {
+		const struct tb_cfg_val *a = &v[TB_CS_K_ADDR0 + i];
+		/* TRCACATR: instruction address, the same EL exclusions. */
+		u64 acatr = (u64)(ex >> TB_ETM_VICTLR_EXLEVEL_S_SHIFT) <<
+			TB_ETM_ACATR_EXLEVEL_S_SHIFT;
+
+		if (a->mode == TB_CFG_RANGE_OFF)
+			continue;
+		p->acvr[2 * i] = a->v;
+		p->acvr[2 * i + 1] = a->end;
+		p->acatr[2 * i] = acatr;
+		p->acatr[2 * i + 1] = acatr;
+		p->nr_ac = 2 * i + 2;
+		if (a->mode == TB_CFG_RANGE_FILTER)
+			p->viiectlr |= TB_ETM_VIIECTLR_INCLUDE(i);
+		else	/* stop: ViewInst stops at the range's first address */
+			p->vissctlr |= BIT(16 + 2 * i);
+	}
+	return 0;
+}
+
+/* --- AUX buffers ------------------------------------------------------- */
+
+struct tb_cs_buf {
+	struct tb_session *s;
+	struct tb_cs_sink *sink;
+	unsigned int sink_idx;
+	struct device *dev;		/* DMA device, or NULL: phys == bus */
+	dma_addr_t *chunk_dma;		/* per AUX chunk */
+	u64 *chunk_off;			/* AUX offset of each chunk */
+	struct tb_sg sg;
+	bool use_sg;
+	/* Run state, under s->trace_lock. */
+	bool running;			/* the sink captures */
+	bool paused;			/* waiting for room (no-overwrite) */
+	u64 start_virt;			/* buffer offset the sink started at */
+	u64 rot;			/* AUX offset of the buffer's offset 0 */
+	u64 last_w;			/* bytes of the last cycle */
+	cpumask_var_t want;		/* CPUs the session traces now */
+	cpumask_var_t on;		/* ETMs enabled */
+	u64 *etm_gen;			/* per CPU: cfg_gen + 1 of its ETM record */
+};
+
+static void *tb_cs_table_alloc(void *ctx, u64 *phys)
+{
+	struct tb_cs_buf *buf = ctx;
+	struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+	if (!p)
+		return NULL;
+	*phys = page_to_phys(p);
+	if (buf->dev) {
+		dma_addr_t d = dma_map_page(buf->dev, p, 0, PAGE_SIZE, DMA_TO_DEVICE);
+
+		if (dma_mapping_error(buf->dev, d)) {
+			__free_page(p);
+			return NULL;
+		}
+		*phys = d;
+	}
+	return page_address(p);
+}
+
+static void tb_cs_table_free(void *ctx, void *table)
+{
+	free_page((unsigned long)table);
+}
+
+static void *tb_cs_array_alloc(void *ctx, size_t bytes)
+{
+	return kvzalloc(bytes, GFP_KERNEL);
+}
+
+static void tb_cs_array_free(void *ctx, void *p)
+{
+	kvfree(p);
+}
+
+static void tb_cs_unmap(struct tb_cs_buf *buf, struct tb_aux *aux)
+{
+	unsigned int i;
+
+	if (buf->dev && buf->use_sg)
+		for (i = 0; i < buf->sg.nr_tables; i++)
+			dma_unmap_page(buf->dev, buf->sg.tables[i].phys, PAGE_SIZE,
+				       DMA_TO_DEVICE);
+	if (buf->dev && buf->chunk_dma)
+		for (i = 0; i < aux->nr_chunks; i++)
+			if (buf->chunk_dma[i] && !dma_mapping_error(buf->dev, buf->chunk_dma[i]))
+				dma_unmap_page(buf->dev, buf->chunk_dma[i],
+					       PAGE_SIZE << aux->chunks[i].order,
+					       DMA_FROM_DEVICE);
+}
+
+static void tb_cs_free_buf(struct tb_cs_buf *buf, struct tb_aux *aux)
+{
+	struct tb_sg_alloc a = {
+		.ctx = buf,
+		.table_free = tb_cs_table_free,
+		.array_free = tb_cs_array_free,
+	};
+
+	tb_cs_unmap(buf, aux);
+	tb_sg_free(&buf->sg, &a);
+	kfree(buf->chunk_dma);
+	kfree(buf->chunk_off);
+	kfree(buf->etm_gen);
+	free_cpumask_var(buf->want);
+	free_cpumask_var(buf->on);
+	kfree(buf);
+}
+
+static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
+{
+	struct tb_cs_etm *e = tb_cs_etm(cpumask_first(s->cpus));
+	struct tb_sg_alloc a = {
+		.table_alloc = tb_cs_table_alloc,
+		.table_free = tb_cs_table_free,
+		.array_alloc = tb_cs_array_alloc,
+		.array_free = tb_cs_array_free,
+	};
+	struct tb_sg_chunk *chunks = NULL;
+	struct tb_cs_buf *buf;
+	unsigned int i;
+	u64 off = 0;
+	int ret;
+
+	if (!e)
+		return -ENODEV;
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	buf->s = s;
+	buf->sink_idx = e->sink;
+	buf->sink = &tb_cs_sinks[e->sink];
+	buf->dev = buf->sink->dev;
+	a.ctx = buf;
+	ret = -ENOMEM;
+	if (!zalloc_cpumask_var(&buf->want, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&buf->on, GFP_KERNEL))
+		goto fail;
+	buf->etm_gen = kcalloc(nr_cpu_ids, sizeof(*buf->etm_gen), GFP_KERNEL);
+	buf->chunk_dma = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_dma), GFP_KERNEL);
+	buf->chunk_off = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_off), GFP_KERNEL);
+	chunks = kcalloc(aux->nr_chunks, sizeof(*chunks), GFP_KERNEL);
+	if (!buf->etm_gen || !buf->chunk_dma || !buf->chunk_off || !chunks)
+		goto fail;
+	for (i = 0; i < aux->nr_chunks; i++) {
+		struct page *pg = aux->chunks[i].page;
+		u64 size = PAGE_SIZE << aux->chunks[i].order;
+
+		buf->chunk_off[i] = off;
+		off += size;
+		if (buf->sink->type != TRACEBUF_CS_SINK_ETR)
+			continue;
+		if (buf->dev) {
+			buf->chunk_dma[i] = dma_map_page(buf->dev, pg, 0, size,
+							 DMA_FROM_DEVICE);
+			if (dma_mapping_error(buf->dev, buf->chunk_dma[i]))
+				goto fail;
+		} else {
+			buf->chunk_dma[i] = page_to_phys(pg);
+		}
+		chunks[i].phys = buf->chunk_dma[i];
+		chunks[i].size = size;
+	}
+	if (buf->sink->type == TRACEBUF_CS_SINK_ETR) {
+		if (buf->sink->sg) {
+			ret = tb_sg_build(&buf->sg, chunks, aux->nr_chunks, &a);
+			if (ret)
+				goto fail;
+			buf->use_sg = true;
+		} else if (aux->nr_chunks != 1) {
+			ret = -ENOMEM;	/* aux_contiguous() asked for one chunk */
+			goto fail;
+		}
+	}
+	/* One session per sink: it holds it until free_aux. */
+	mutex_lock(&tb_cs_owner_lock);
+	if (tb_cs_owner[buf->sink_idx]) {
+		mutex_unlock(&tb_cs_owner_lock);
+		ret = -EBUSY;
+		goto fail;
+	}
+	tb_cs_owner[buf->sink_idx] = s;
+	mutex_unlock(&tb_cs_owner_lock);
+	kfree(chunks);
+	aux->priv = buf;
+	return 0;
+fail:
+	kfree(chunks);
+	tb_cs_free_buf(buf, aux);
+	return ret;
+}
+
+static void tb_cs_free_aux(struct tb_aux *aux)
+{
+	struct tb_cs_buf *buf = aux->priv;
+
+	if (!buf)
+		return;
+	mutex_lock(&tb_cs_owner_lock);
+	tb_cs_owner[buf->sink_idx] = NULL;
+	mutex_unlock(&tb_cs_owner_lock);
+	tb_cs_free_buf(buf, aux);
+	aux->priv = NULL;
+}
+
+/* --- running the sink (s->trace_lock held, any CPU) --------------------- */
+
+/* Make the device's writes to AUX [off, off + len) visible to the CPU. */
+static void tb_cs_sync_for_cpu(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 len)
+{
+	unsigned int i;
+
+	if (!buf->dev || buf->sink->type != TRACEBUF_CS_SINK_ETR)
+		return;
+	len = min(len, aux->size);
+	while (len) {
+		u64 o = off & aux->mask, n;
+
+		for (i = 0; i + 1 < aux->nr_chunks && buf->chunk_off[i + 1] <= o; i++)
+			;
+		n = min(len, (PAGE_SIZE << aux->chunks[i].order) - (o - buf->chunk_off[i]));
+		dma_sync_single_for_cpu(buf->dev, buf->chunk_dma[i] + (o - buf->chunk_off[i]),
+					n, DMA_FROM_DEVICE);
+		off += n;
+		len -= n;
+	}
+}
+
+/* Start the sink so that it writes at AUX position head. */
+static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
+{
+	struct tb_cs_sink *k = buf->sink;
+	u64 head = tb_aux_head(aux), off = head & aux->mask, rwp;
+	unsigned int i;
+	int ret;
+
+	if (k->type != TRACEBUF_CS_SINK_ETR) {
+		ret = tb_tmc_enable_sram(k);
+		goto out;
+	}
+	if (!buf->use_sg) {
+		buf->rot = 0;
+		buf->start_virt = off;
+		ret = tb_tmc_enable_etr(k, buf->chunk_dma[0], false, aux->size,
+					buf->chunk_dma[0] + off);
+		goto out;
+	}
+	/*
+	 * Offset 0 of the ETR's buffer at the granule of the consumer's
+	 * tail (snapshot: of the head): a wrap is then an overrun.
+	 */
+	buf->rot = (aux->snapshot ? head : tb_aux_tail(aux)) & aux->mask &
+		~(u64)(TB_SG_GRANULE - 1);
+	tb_sg_rotate(&buf->sg, buf->rot);
+	if (buf->dev)
+		for (i = 0; i < buf->sg.nr_tables; i++)
+			dma_sync_single_for_device(buf->dev, buf->sg.tables[i].phys,
+						   PAGE_SIZE, DMA_TO_DEVICE);
+	buf->start_virt = (off - buf->rot) & aux->mask;
+	rwp = tb_sg_phys(&buf->sg, off);
+	ret = tb_tmc_enable_etr(k, tb_sg_base(&buf->sg), true, aux->size, rwp);
+out:
+	buf->running = !ret;
+	return ret;
+}
+
+static void tb_cs_lost(struct tb_session *s, u64 bytes, bool at_least)
+{
+	struct tracebuf_rec_lost *rec;
+	struct tracebuf_wr wr;
+
+	if (tracebuf_reserve(s->ring, TRACEBUF_REC_LOST, sizeof(*rec), &wr))
+		return;
+	rec = (struct tracebuf_rec_lost *)wr.rec;
+	rec->count = bytes;
+	rec->reason = TRACEBUF_LOST_AUX_OVERRUN;
+	rec->flags = at_least ? TRACEBUF_LOST_F_AT_LEAST : 0;
+	tracebuf_commit(s->ring, &wr);
+}
+
+/*
+ * ETB/ETF: copy the stopped SRAM's contents to the AUX ring at head,
+ * word by word through RRD. RRP and RWP are byte addresses in the SRAM
+ * (as coresight-tmc-etf.c reads them). Bytes without room are read and
+ * counted in *lost, exactly; a wrapped SRAM (Full) lost an unknown amount.
+ */
+static u64 tb_cs_copy_sram(struct tb_cs_buf *buf, struct tb_aux *aux, u64 *lost,
+			   bool *at_least)
+{
+	struct tb_cs_sink *k = buf->sink;
+	u32 sts = tb_tmc_status(k), rrp = tb_tmc_rrp(k), rwp = (u32)tb_tmc_rwp(k);
+	u64 size = k->sram_size, bytes, avail, i, head = tb_aux_head(aux);
+	u64 room = aux->snapshot ? ~0ULL : tb_aux_free_bytes(aux);
+
+	if (sts & TB_TMC_STS_FULL) {
+		bytes = size;		/* wrapped: all of it, the oldest at RWP */
+		*at_least = true;
+		tb_cs_unlock(k->io, k->base);
+		k->io->write(k->base, TB_TMC_RRP, rwp);
+		tb_cs_lock(k->io, k->base);
+	} else {
+		bytes = (rwp - rrp) & (size - 1);
+	}
+	bytes &= ~3ULL;
+	avail = min(bytes, room) & ~3ULL;
+	for (i = 0; i < bytes; i += 4) {
+		u32 w = tb_tmc_read_word(k);
+		u64 pos = (head + i) & aux->mask;
+
+		if (i < avail)
+			memcpy(page_address(aux->pages[pos >> PAGE_SHIFT]) +
+			       (pos & ~PAGE_MASK), &w, 4);
+	}
+	*lost += bytes - avail;
+	return avail;
+}
+
+/*
+ * Flush and stop the sink and account for what it wrote since it
+ * started: returns the new head and sets *flags (TRUNCATED) after
+ * writing a LOST record for bytes that did not fit.
+ */
+static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, u64 *flags)
+{
+	struct tb_session *s = buf->s;
+	struct tb_cs_sink *k = buf->sink;
+	u64 head = tb_aux_head(aux), w = 0, lost = 0, room, virt;
+	bool at_least = false;
+	u32 sts;
+
+	*flags = 0;
+	if (!buf->running)
+		return head;
+	if (tb_tmc_flush(k, true))
+		at_least = true;	/* the last bytes may be missing */
+	if (k->type != TRACEBUF_CS_SINK_ETR) {
+		w = tb_cs_copy_sram(buf, aux, &lost, &at_least);
+		goto out;
+	}
+	sts = tb_tmc_status(k);
+	if (sts & TB_TMC_STS_MEMERR) {
+		tb_tmc_disable(k);
+		buf->running = false;
+		*flags = TRACEBUF_AUX_F_PARTIAL;
+		tb_cs_lost(s, 0, true);
+		return head;
+	}
+	if (buf->use_sg) {
+		u64 aoff;
+
+		if (tb_sg_offset(&buf->sg, tb_tmc_rwp(k), &aoff))
+			aoff = buf->rot;	/* at the very end: offset 0 */
+		virt = (aoff - buf->rot) & aux->mask;
+	} else {
+		virt = (tb_tmc_rwp(k) - buf->chunk_dma[0]) & aux->mask;
+	}
+	if (sts & TB_TMC_STS_FULL) {
+		/* Wrapped: at least once around; more cannot be seen. */
+		w = aux->size - buf->start_virt + virt;
+		at_least = true;
+	} else {
+		w = virt - buf->start_virt;
+	}
+	room = aux->snapshot ? ~0ULL : tb_aux_free_bytes(aux);
+	if (w > room) {
+		lost = w - room;
+		w = room;
+	} else if (at_least && !aux->snapshot && buf->use_sg) {
+		/* SG: a wrap that stayed in free space lost nothing. */
+		at_least = false;
+	}
+	tb_cs_sync_for_cpu(buf, aux, head, w);
+out:
+	tb_tmc_disable(k);
+	buf->running = false;
+	if (aux->snapshot)
+		return head + w;
+	if (lost || (at_least && k->type != TRACEBUF_CS_SINK_ETR)) {
+		tb_cs_lost(s, lost, at_least);
+		*flags |= TRACEBUF_AUX_F_TRUNCATED;
+	}
+	return head + w;
+}
+
+/* --- ETMs -------------------------------------------------------------- */
+
+static void tb_cs_etm_record(struct tb_cs_buf *buf, struct tb_cs_etm *e,
+			     const struct tb_cs_prog *p)
+{
+	struct tb_session *s = buf->s;
+	struct tracebuf_rec_etm *rec;
+	struct tracebuf_wr wr;
+
+	if (buf->etm_gen[e->cpu] == READ_ONCE(s->cfg_gen) + 1)
+		return;
+	if (tracebuf_reserve(s->ring, TRACEBUF_REC_ETM, sizeof(*rec), &wr))
+		return;
+	rec = (struct tracebuf_rec_etm *)wr.rec;
+	rec->etm_cpu = e->cpu;
+	rec->trace_id = e->caps.trace_id;
+	rec->trcconfigr = p->configr;
+	rec->trctraceidr = e->caps.trace_id;
+	memcpy(rec->trcidr, e->caps.trcidr, sizeof(rec->trcidr));
+	rec->trcauthstatus = e->caps.trcauthstatus;
+	rec->reserved = 0;
+	tracebuf_commit(s->ring, &wr);
+	buf->etm_gen[e->cpu] = READ_ONCE(s->cfg_gen) + 1;
+}
+
+/* Enable the ETMs of every wanted CPU that is not on (sink running). */
+static int tb_cs_etms_on(struct tb_cs_buf *buf)
+{
+	const struct tb_cs_prog *p = buf->s->bcfg;
+	unsigned int cpu;
+	int ret;
+
+	for_each_cpu(cpu, buf->want) {
+		struct tb_cs_etm *e = tb_cs_etm(cpu);
+
+		if (cpumask_test_cpu(cpu, buf->on))
+			continue;
+		ret = tb_etm_enable(e, p);
+		if (ret)
+			return ret;
+		cpumask_set_cpu(cpu, buf->on);
+		tb_cs_etm_record(buf, e, p);
+	}
+	return 0;
+}
+
+static void tb_cs_etms_off(struct tb_cs_buf *buf)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, buf->on)
+		tb_etm_disable(tb_cs_etm(cpu));
+	cpumask_clear(buf->on);
+}
+
+/* Enough room to run until the next drain, once pending more are published? */
+static bool tb_cs_room(struct tb_cs_buf *buf, struct tb_aux *aux, bool resuming,
+		       u64 pending)
+{
+	u64 free;
+
+	if (aux->snapshot)
+		return true;
+	free = tb_aux_free_bytes(aux) - pending;
+	if (resuming)
+		return free >= aux->watermark;
+	return free >= max(aux->size / 4, min(2 * buf->last_w, aux->size / 2));
+}
+
+/* Sink and ETMs running for the wanted CPUs, if there is room. */
+static int tb_cs_run(struct tb_cs_buf *buf, struct tb_aux *aux, bool resuming)
+{
+	int ret;
+
+	if (cpumask_empty(buf->want))
+		return 0;
+	if (!tb_cs_room(buf, aux, resuming, 0)) {
+		buf->paused = true;
+		return 0;
+	}
+	buf->paused = false;
+	ret = tb_cs_sink_start(buf, aux);
+	if (!ret)
+		ret = tb_cs_etms_on(buf);
+	return ret;
+}
+
+/*
+ * One cycle: ETMs off, sink flushed and stopped, publish, and (restart)
+ * the sink and ETMs again if there is room. Returns an error of the
+ * restart.
+ */
+static int tb_cs_cycle(struct tb_cs_buf *buf, bool restart)
+{
+	struct tb_aux *aux = buf->s->aux;
+	u64 head, old = tb_aux_head(aux), flags = 0;
+
+	if (buf->running) {
+		tb_cs_etms_off(buf);
+		head = tb_cs_sink_stop(buf, aux, &flags);
+		buf->last_w = head - old;
+		if (restart && !aux->snapshot && !cpumask_empty(buf->want) &&
+		    !tb_cs_room(buf, aux, buf->paused, head - old))
+			flags |= TRACEBUF_AUX_F_TRUNCATED;	/* pausing for room */
+		tb_aux_publish(aux, head, flags);
+	}
+	if (!restart)
+		return 0;
+	return tb_cs_run(buf, aux, buf->paused);
+}
+
+static void tb_cs_fail(struct tb_cs_buf *buf, unsigned int cpu, int err)
+{
+	pr_warn_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); tracing stopped\n",
+			    cpu, err);
+	tb_cs_etms_off(buf);
+	if (buf->running) {
+		tb_tmc_disable(buf->sink);
+		buf->running = false;
+	}
+	tb_trace_error(buf->s, cpu);
+}
+
+static int tb_cs_start(struct tb_session *s, unsigned int cpu)
+{
+	struct tb_cs_buf *buf = s->aux->priv;
+	struct tb_cs_etm *e = tb_cs_etm(cpu);
+	int ret;
+
+	if (!e || e->sink != buf->sink_idx)
+		return -ENODEV;
+	cpumask_set_cpu(cpu, buf->want);
+	if (buf->paused)
+		return 0;	/* joins when the cycle resumes */
+	if (!buf->running) {
+		ret = tb_cs_run(buf, s->aux, false);
+	} else {
+		ret = tb_etm_enable(e, s->bcfg);
+		if (!ret) {
+			cpumask_set_cpu(cpu, buf->on);
+			tb_cs_etm_record(buf, e, s->bcfg);
+		}
+	}
+	if (ret) {
+		cpumask_clear_cpu(cpu, buf->want);
+		if (cpumask_empty(buf->want)) {
+			tb_cs_etms_off(buf);
+			if (buf->running) {
+				tb_tmc_disable(buf->sink);
+				buf->running = false;
+			}
+			buf->paused = false;
+		}
+	}
+	return ret;
+}
+
+/* Stop this CPU; publish everything the sink holds. */
+static void tb_cs_stop(struct tb_session *s, unsigned int cpu)
+{
+	struct tb_cs_buf *buf = s->aux->priv;
+	int ret;
+
+	if (!cpumask_test_cpu(cpu, buf->want))
+		return;
+	cpumask_clear_cpu(cpu, buf->want);
+	if (cpumask_empty(buf->want)) {
+		tb_cs_cycle(buf, false);
+		buf->paused = false;
+		return;
+	}
+	ret = tb_cs_cycle(buf, true);
+	if (ret)
+		tb_cs_fail(buf, cpu, ret);
+}
+
+static void tb_cs_drain(struct tb_session *s, unsigned int cpu)
+{
+	struct tb_cs_buf *buf = s->aux->priv;
+	int ret;
+
+	if (s->aux->snapshot)
+		return;		/* wraps freely; SNAPSHOT and stop publish */
+	ret = tb_cs_cycle(buf, true);
+	if (ret)
+		tb_cs_fail(buf, cpu, ret);
+}
+
+/* A flat ETR writes one physically contiguous buffer: the AUX area. */
+static bool tb_cs_aux_contiguous(const struct tb_session *s)
+{
+	struct tb_cs_etm *e = tb_cs_etm(cpumask_first(s->cpus));
+	struct tb_cs_sink *k = e ? &tb_cs_sinks[e->sink] : NULL;
+
+	return k && k->type == TRACEBUF_CS_SINK_ETR && !k->sg;
+}
+
+struct tb_backend tb_cs_backend = {
+	.name		= "coresight",
+	.id		= TRACEBUF_BACKEND_CORESIGHT,
+	.drain_any_cpu	= true,
+	.probe		= tb_cs_probe,
+	.remove		= tb_cs_remove,
+	.caps		= tb_cs_caps,
+	.check_setup	= tb_cs_check_setup,
+	.setup_aux	= tb_cs_setup_aux,
+	.free_aux	= tb_cs_free_aux,
+	.aux_contiguous	= tb_cs_aux_contiguous,
+	.start		= tb_cs_start,
+	.stop		= tb_cs_stop,
+	.drain		= tb_cs_drain,
+	.cfg_keys	= tb_cs_cfg_keys,
+	.cfg_apply	= tb_cs_cfg_apply,
+	.cfg_size	= sizeof(struct tb_cs_prog),
+};
+
+/* --- emulator registration ---------------------------------------------- */
+
+int tracebuf_cs_emulator_register(const struct tb_cs_platform *p)
+{
+	int ret;
+
+	if (!p || !p->io || !p->io->read || !p->io->write || !p->owner)
+		return -EINVAL;
+	mutex_lock(&tb_backends_lock);
+	ret = -EBUSY;
+	if (tb_cs_plat || tb_backend_find("coresight"))
+		goto out;
+	tb_cs_plat = p;
+	ret = tb_backend_add(&tb_cs_backend);
+	if (ret)
+		tb_cs_plat = NULL;
+out:
+	mutex_unlock(&tb_backends_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(tracebuf_cs_emulator_register);
+
+void tracebuf_cs_emulator_unregister(const struct tb_cs_platform *p)
+{
+	mutex_lock(&tb_backends_lock);
+	if (tb_cs_plat == p) {
+		/* The emulator's module is pinned while a session holds us. */
+		WARN_ON(tb_backend_busy(&tb_cs_backend));
+		tb_backend_del(&tb_cs_backend);
+		tb_cs_plat = NULL;
+		tb_cs_backend.owner = NULL;
+	}
+	mutex_unlock(&tb_backends_lock);
+}
+EXPORT_SYMBOL_GPL(tracebuf_cs_emulator_unregister);
+
+/* --- discovery on real machines ----------------------------------------- */
+
+static unsigned long etm_base[NR_CPUS];
+static int nr_etm_base;
+module_param_array(etm_base, ulong, &nr_etm_base, 0444);
+MODULE_PARM_DESC(etm_base, "ETMv4 MMIO base of CPU 0, 1, ... (boards without DT/ACPI)");
+static unsigned long sink_base;
+module_param(sink_base, ulong, 0444);
+MODULE_PARM_DESC(sink_base, "TMC (ETR/ETF/ETB) MMIO base every ETM given by etm_base= feeds");
+static bool sink_sg;
+module_param(sink_sg, bool, 0444);
+MODULE_PARM_DESC(sink_sg, "the ETR at sink_base may use scatter-gather");
+
+static u32 tb_cs_mmio_read(void __iomem *base, u32 off)
+{
+	return readl_relaxed(base + off);
+}
+
+static void tb_cs_mmio_write(void __iomem *base, u32 off, u32 val)
+{
+	writel_relaxed(val, base + off);
+}
+
+static const struct tb_cs_io tb_cs_mmio = {
+	.read	= tb_cs_mmio_read,
+	.write	= tb_cs_mmio_write,
+};
+
+static struct tb_cs_platform tb_cs_real;
+static struct tb_cs_etm_desc *tb_cs_real_etms;
+static struct tb_cs_sink_desc *tb_cs_real_sinks;
+
+static void __iomem *tb_cs_map(phys_addr_t pa)
+{
+	return ioremap(pa, SZ_4K);
+}
+
+#ifdef CONFIG_OF
+static struct device *tb_cs_of_device(struct device_node *np)
+{
+#ifdef CONFIG_ARM_AMBA
+	struct device *dev = bus_find_device_by_of_node(&amba_bustype, np);
+
+	if (dev)
+		return dev;
+#endif
+	return bus_find_device_by_of_node(&platform_bus_type, np);
+}
+
+/*
+ * Device tree: every ETMv4 and the first TMC (an ETR if there is one).
+ * The funnel graph is not walked: on boards with several sinks, give
+ * sink_base= instead.
+ */
+static int tb_cs_discover_of(void)
+{
+	struct device_node *np, *sink = NULL;
+	unsigned int n = 0, i = 0;
+	struct resource r;
+
+	for_each_compatible_node(np, NULL, "arm,coresight-tmc") {
+		if (!sink || of_property_read_bool(np, "arm,scatter-gather")) {
+			of_node_put(sink);
+			sink = of_node_get(np);
+		}
+	}
+	if (!sink)
+		return -ENODEV;
+	for_each_compatible_node(np, NULL, "arm,coresight-etm4x")
+		n++;
+	if (!n || of_address_to_resource(sink, 0, &r))
+		goto none;
+	tb_cs_real_sinks = kcalloc(1, sizeof(*tb_cs_real_sinks), GFP_KERNEL);
+	tb_cs_real_etms = kcalloc(n, sizeof(*tb_cs_real_etms), GFP_KERNEL);
+	if (!tb_cs_real_sinks || !tb_cs_real_etms)
+		goto none;
+	tb_cs_real_sinks[0].c.base = tb_cs_map(r.start);
+	tb_cs_real_sinks[0].c.dev = tb_cs_of_device(sink);
+	tb_cs_real_sinks[0].c.name = kasprintf(GFP_KERNEL, "%pOF", sink);
+	tb_cs_real_sinks[0].scatter_gather = of_property_read_bool(sink, "arm,scatter-gather");
+	if (!tb_cs_real_sinks[0].c.base)
+		goto none;
+	for_each_compatible_node(np, NULL, "arm,coresight-etm4x") {
+		struct device_node *cpun = of_parse_phandle(np, "cpu", 0);
+		int cpu = cpun ? of_cpu_node_to_id(cpun) : -ENODEV;
+
+		of_node_put(cpun);
+		if (cpu < 0 || i >= n || of_address_to_resource(np, 0, &r))
+			continue;
+		tb_cs_real_etms[i].c.base = tb_cs_map(r.start);
+		if (!tb_cs_real_etms[i].c.base)
+			continue;
+		tb_cs_real_etms[i].c.dev = tb_cs_of_device(np);
+		tb_cs_real_etms[i].c.name = kasprintf(GFP_KERNEL, "%pOF", np);
+		tb_cs_real_etms[i].cpu = cpu;
+		tb_cs_real_etms[i].sink = 0;
+		i++;
+	}
+	of_node_put(sink);
+	tb_cs_real.nr_etms = i;
+	tb_cs_real.nr_sinks = 1;
+	return i ? 0 : -ENODEV;
+none:
+	of_node_put(sink);
+	return -ENODEV;
+}
+#else
+static int tb_cs_discover_of(void)
+{
+	return -ENODEV;
+}
+#endif
+
+static int tb_cs_discover_params(void)
+{
+	int i;
+
+	if (!nr_etm_base || !sink_base)
+		return -ENODEV;
+	tb_cs_real_sinks = kcalloc(1, sizeof(*tb_cs_real_sinks), GFP_KERNEL);
+	tb_cs_real_etms = kcalloc(nr_etm_base, sizeof(*tb_cs_real_etms), GFP_KERNEL);
+	if (!tb_cs_real_sinks || !tb_cs_real_etms)
+		return -ENOMEM;
+	tb_cs_real_sinks[0].c.base = tb_cs_map(sink_base);
+	tb_cs_real_sinks[0].c.name = "sink_base";
+	tb_cs_real_sinks[0].scatter_gather = sink_sg;
+	if (!tb_cs_real_sinks[0].c.base)
+		return -ENOMEM;
+	for (i = 0; i < nr_etm_base && i < nr_cpu_ids; i++) {
+		tb_cs_real_etms[i].c.base = etm_base[i] ? tb_cs_map(etm_base[i]) : NULL;
+		tb_cs_real_etms[i].c.name = "etm_base";
+		tb_cs_real_etms[i].cpu = tb_cs_real_etms[i].c.base ? i : nr_cpu_ids;
+	}
+	tb_cs_real.nr_etms = i;
+	tb_cs_real.nr_sinks = 1;
+	return 0;
+}
+
+static void tb_cs_real_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; tb_cs_real_etms && i < tb_cs_real.nr_etms; i++) {
+		if (tb_cs_real_etms[i].c.base)
+			iounmap(tb_cs_real_etms[i].c.base);
+		put_device(tb_cs_real_etms[i].c.dev);
+		if (!nr_etm_base)
+			kfree(tb_cs_real_etms[i].c.name);
+	}
+	if (tb_cs_real_sinks) {
+		if (tb_cs_real_sinks[0].c.base)
+			iounmap(tb_cs_real_sinks[0].c.base);
+		put_device(tb_cs_real_sinks[0].c.dev);
+		if (!nr_etm_base)
+			kfree(tb_cs_real_sinks[0].c.name);
+	}
+	kfree(tb_cs_real_etms);
+	kfree(tb_cs_real_sinks);
+	tb_cs_real_etms = NULL;
+	tb_cs_real_sinks = NULL;
+	memset(&tb_cs_real, 0, sizeof(tb_cs_real));
+}
+
+/* Before tb_backends_init(): the real platform, if this machine has one. */
+int tb_cs_init(void)
+{
+	int ret;
+
+	ret = nr_etm_base ? tb_cs_discover_params() : tb_cs_discover_of();
+	if (ret) {
+		tb_cs_real_free();
+		return 0;	/* no CoreSight here: an emulator may come */
+	}
+	tb_cs_real.name = "mmio";
+	tb_cs_real.io = &tb_cs_mmio;
+	tb_cs_real.etms = tb_cs_real_etms;
+	tb_cs_real.sinks = tb_cs_real_sinks;
+	tb_cs_plat = &tb_cs_real;
+	return 0;
+}
+
+void tb_cs_exit(void)
+{
+	if (tb_cs_plat == &tb_cs_real)
+		tb_cs_plat = NULL;
+	tb_cs_real_free();
+}

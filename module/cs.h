@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The CoreSight backend's pieces: ETMv4 trace units (cs_etm.c), TMC sinks
+ * (cs_tmc.c) and the backend that ties them to sessions (coresight.c).
+ * Everything reaches registers through the platform's struct tb_cs_io.
+ */
+#ifndef _TRACEBUF_CS_H
+#define _TRACEBUF_CS_H
+
+#include <linux/cpumask.h>
+#include <linux/types.h>
+#include <tracebuf.h>
+
+#include "cs_hw.h"
+
+/* One ETM as probed. */
+struct tb_cs_etm {
+	const struct tb_cs_io *io;
+	void __iomem *base;
+	const char *name;
+	unsigned int cpu;
+	unsigned int sink;
+	bool present;
+	struct tracebuf_cs_caps caps;	/* ID registers, trace ID, sink */
+};
+
+/* How every ETM of a session is programmed (coresight.c, cfg_apply). */
+struct tb_cs_prog {
+	u32 configr;
+	u32 eventctl0, eventctl1;
+	u32 stallctlr;
+	u32 tsctlr;
+	u32 syncpr;
+	u32 ccctlr;
+	u32 bbctlr;
+	u32 victlr;
+	u32 viiectlr;
+	u32 vissctlr;
+	u32 cntrldvr0, cntctlr0;	/* counter 0: the timestamp interval */
+	u32 rsctlr2;			/* resource 2: counter 0 at zero */
+	unsigned int nr_ac;		/* address comparators used */
+	u64 acvr[2 * TB_ETM_MAX_ADDR_RANGES];
+	u64 acatr[2 * TB_ETM_MAX_ADDR_RANGES];
+};
+
+/* cs_etm.c: on any CPU (MMIO), interrupts off allowed, never sleeps. */
+int tb_etm_probe(struct tb_cs_etm *e);
+int tb_etm_enable(struct tb_cs_etm *e, const struct tb_cs_prog *p);
+int tb_etm_disable(struct tb_cs_etm *e);
+
+/* One TMC as probed. */
+struct tb_cs_sink {
+	const struct tb_cs_io *io;
+	void __iomem *base;
+	struct device *dev;
+	const char *name;
+	u32 type;			/* TRACEBUF_CS_SINK_* */
+	bool sg;			/* ETR: scatter-gather usable */
+	u64 sram_size;			/* ETB/ETF: bytes */
+	unsigned int nr_etms;		/* ETMs feeding it */
+	bool present;
+};
+
+/* cs_tmc.c: any CPU, never sleeps; -ETIMEDOUT on a bounded wait. */
+int tb_tmc_probe(struct tb_cs_sink *k);
+int tb_tmc_enable_etr(struct tb_cs_sink *k, u64 dba, bool sg, u64 size, u64 rwp);
+int tb_tmc_enable_sram(struct tb_cs_sink *k);
+int tb_tmc_flush(struct tb_cs_sink *k, bool stop);
+void tb_tmc_disable(struct tb_cs_sink *k);
+u32 tb_tmc_status(struct tb_cs_sink *k);
+u64 tb_tmc_rwp(struct tb_cs_sink *k);
+u32 tb_tmc_rrp(struct tb_cs_sink *k);
+u32 tb_tmc_read_word(struct tb_cs_sink *k);
+
+/* Claim tags and the software lock, shared by both (cs_etm.c). */
+void tb_cs_unlock(const struct tb_cs_io *io, void __iomem *base);
+void tb_cs_lock(const struct tb_cs_io *io, void __iomem *base);
+int tb_cs_claim(const struct tb_cs_io *io, void __iomem *base);
+void tb_cs_disclaim(const struct tb_cs_io *io, void __iomem *base);
+/* Poll reg until (val & mask) == want: 100 polls 1 us apart. */
+int tb_cs_wait(const struct tb_cs_io *io, void __iomem *base, u32 reg,
+	       u32 mask, u32 want);
+
+#endif /* _TRACEBUF_CS_H */

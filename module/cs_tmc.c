@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TMC sinks over MMIO (ARM DDI0461), through struct tb_cs_io only.
+ *
+ * ETR: circular-buffer mode, formatter on, writing either through a
+ * scatter-gather table (AXICTL.ScatterGather, DBA = first table page) or
+ * into one contiguous buffer (DBA = its base). RWP is programmed to where
+ * the trace continues and STS.Full cleared, both in the Disabled state,
+ * so one session's positions run on across stops.
+ * ETB/ETF: circular buffer in internal SRAM; after a stop the bytes are
+ * read word by word through RRD.
+ * Stop: FFCR.StopOnFl then FFCR.FlushMan; FlushMan clears when the flush
+ * is done and TMCReady is set once the formatter has written everything.
+ */
+#include <linux/bitfield.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <asm/barrier.h>
+
+#include "cs.h"
+
+#define TB_TMC_FFCR_BASE	(TB_TMC_FFCR_ENFT | TB_TMC_FFCR_ENTI | \
+				 TB_TMC_FFCR_FONFLIN | TB_TMC_FFCR_FONTRIGEVT | \
+				 TB_TMC_FFCR_TRIGONTRIGIN)
+
+int tb_tmc_probe(struct tb_cs_sink *k)
+{
+	u32 devid;
+
+	tb_cs_unlock(k->io, k->base);
+	devid = k->io->read(k->base, TB_CS_DEVID);
+	k->type = FIELD_GET(TB_TMC_DEVID_CONFIG_TYPE, devid);
+	if (k->type != TRACEBUF_CS_SINK_ETR)
+		k->sram_size = (u64)k->io->read(k->base, TB_TMC_RSZ) * 4;
+	tb_cs_lock(k->io, k->base);
+	switch (k->type) {
+	case TRACEBUF_CS_SINK_ETR:
+		/* SG only when both the firmware and DEVID allow it. */
+		k->sg = k->sg && !(devid & TB_TMC_DEVID_NOSCAT);
+		break;
+	case TRACEBUF_CS_SINK_ETB:
+	case TRACEBUF_CS_SINK_ETF:
+		k->sg = false;
+		/* SRAM sizes are powers of two (RSZ, DDI0461 3.3.2). */
+		if (!k->sram_size || !is_power_of_2(k->sram_size))
+			return -ENODEV;
+		break;
+	default:
+		return -ENODEV;
+	}
+	k->present = true;
+	return 0;
+}
+
+static int tb_tmc_ready(struct tb_cs_sink *k)
+{
+	return tb_cs_wait(k->io, k->base, TB_TMC_STS, TB_TMC_STS_TMCREADY,
+			  TB_TMC_STS_TMCREADY);
+}
+
+static int tb_tmc_start(struct tb_cs_sink *k)
+{
+	const struct tb_cs_io *io = k->io;
+
+	io->write(k->base, TB_TMC_FFCR, TB_TMC_FFCR_BASE);
+	mb();	/* buffer, pointers and tables are in place before capture */
+	io->write(k->base, TB_TMC_CTL, TB_TMC_CTL_CAPTEN);
+	tb_cs_lock(io, k->base);
+	return 0;
+}
+
+int tb_tmc_enable_etr(struct tb_cs_sink *k, u64 dba, bool sg, u64 size, u64 rwp)
+{
+	const struct tb_cs_io *io = k->io;
+	void __iomem *b = k->base;
+	u32 axictl;
+	int ret;
+
+	tb_cs_unlock(io, b);
+	ret = tb_cs_claim(io, b);
+	if (ret)
+		goto fail;
+	ret = tb_tmc_ready(k);
+	if (ret)
+		goto disclaim;
+	io->write(b, TB_TMC_CTL, 0);	/* Disabled: everything below may change */
+	io->write(b, TB_TMC_RSZ, size / 4);
+	io->write(b, TB_TMC_MODE, TB_TMC_MODE_CIRCULAR);
+	axictl = TB_TMC_AXICTL_PROT_CTL_B1 | TB_TMC_AXICTL_CACHE | TB_TMC_AXICTL_BURST_16;
+	if (sg)
+		axictl |= TB_TMC_AXICTL_SG;
+	io->write(b, TB_TMC_AXICTL, axictl);
+	io->write(b, TB_TMC_DBALO, lower_32_bits(dba));
+	io->write(b, TB_TMC_DBAHI, upper_32_bits(dba));
+	io->write(b, TB_TMC_RRP, lower_32_bits(rwp));
+	io->write(b, TB_TMC_RRPHI, upper_32_bits(rwp));
+	io->write(b, TB_TMC_RWP, lower_32_bits(rwp));
+	io->write(b, TB_TMC_RWPHI, upper_32_bits(rwp));
+	io->write(b, TB_TMC_STS, io->read(b, TB_TMC_STS) & ~TB_TMC_STS_FULL);
+	io->write(b, TB_TMC_BUFWM, 0);
+	return tb_tmc_start(k);
+disclaim:
+	tb_cs_disclaim(io, b);
+fail:
+	tb_cs_lock(io, b);
+	return ret;
+}
+
+int tb_tmc_enable_sram(struct tb_cs_sink *k)
+{
+	const struct tb_cs_io *io = k->io;
+	void __iomem *b = k->base;
+	int ret;
+
+	tb_cs_unlock(io, b);
+	ret = tb_cs_claim(io, b);
+	if (ret)
+		goto fail;
+	ret = tb_tmc_ready(k);
+	if (ret) {
+		tb_cs_disclaim(io, b);
+		goto fail;
+	}
+	io->write(b, TB_TMC_CTL, 0);
+	io->write(b, TB_TMC_MODE, TB_TMC_MODE_CIRCULAR);
+	io->write(b, TB_TMC_RRP, 0);
+	io->write(b, TB_TMC_RWP, 0);
+	io->write(b, TB_TMC_STS, io->read(b, TB_TMC_STS) & ~TB_TMC_STS_FULL);
+	io->write(b, TB_TMC_BUFWM, 0);
+	return tb_tmc_start(k);
+fail:
+	tb_cs_lock(io, b);
+	return ret;
+}
+
+/*
+ * Push everything in flight (ATB and formatter) to the buffer; with stop,
+ * the TMC then stops (Stopped state: the buffer may be read).
+ */
+int tb_tmc_flush(struct tb_cs_sink *k, bool stop)
+{
+	const struct tb_cs_io *io = k->io;
+	void __iomem *b = k->base;
+	u32 ffcr = TB_TMC_FFCR_BASE;
+	int ret;
+
+	tb_cs_unlock(io, b);
+	if (stop) {
+		ffcr |= TB_TMC_FFCR_STOPONFL;
+		io->write(b, TB_TMC_FFCR, ffcr);
+	}
+	io->write(b, TB_TMC_FFCR, ffcr | TB_TMC_FFCR_FLUSHMAN);
+	ret = tb_cs_wait(io, b, TB_TMC_FFCR, TB_TMC_FFCR_FLUSHMAN, 0);
+	if (!ret && stop)
+		ret = tb_tmc_ready(k);
+	tb_cs_lock(io, b);
+	rmb();	/* the trace in memory is read after the flush completed */
+	return ret;
+}
+
+void tb_tmc_disable(struct tb_cs_sink *k)
+{
+	tb_cs_unlock(k->io, k->base);
+	k->io->write(k->base, TB_TMC_CTL, 0);
+	tb_cs_disclaim(k->io, k->base);
+	tb_cs_lock(k->io, k->base);
+}
+
+u32 tb_tmc_status(struct tb_cs_sink *k)
+{
+	return k->io->read(k->base, TB_TMC_STS);
+}
+
+u64 tb_tmc_rwp(struct tb_cs_sink *k)
+{
+	u32 lo = k->io->read(k->base, TB_TMC_RWP);
+
+	if (k->type != TRACEBUF_CS_SINK_ETR)
+		return lo;
+	return ((u64)k->io->read(k->base, TB_TMC_RWPHI) << 32) | lo;
+}
+
+u32 tb_tmc_rrp(struct tb_cs_sink *k)
+{
+	return k->io->read(k->base, TB_TMC_RRP);
+}
+
+u32 tb_tmc_read_word(struct tb_cs_sink *k)
+{
+	return k->io->read(k->base, TB_TMC_RRD);
+}

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CoreSight backend against the ETM/TMC emulator (tests/modules/
+ * tb_csemu.c, arm64): discovery and GET_CAPS, every CPU through one
+ * shared ETR (scatter-gather), the enable/disable order the emulator
+ * recorded, exact byte accounting (what the sink wrote = what was
+ * published + what was reported lost), no-overwrite pauses and overruns,
+ * snapshot mode, every configuration key valid and invalid, CPU hotplug,
+ * close and exit while tracing, per-CPU sinks, flat ETR and ETF sinks,
+ * and refusal of a sink another driver owns. On x86_64 the backend is
+ * simply absent.
+ */
+#include <sys/wait.h>
+
+#include "ptcap.h"
+
+#define CSEMU	"/sys/kernel/debug/tb_csemu"
+#define NCPU	2
+
+static unsigned long long cs_stat(const char *comp, const char *key)
+{
+	char path[128], k[64], line[256];
+	unsigned long long v, r = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CSEMU "/%s/stats", comp);
+	f = fopen(path, "r");
+	if (!f)
+		return ~0ULL;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llu", k, &v) == 2 && !strcmp(k, key))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+static unsigned long long total_violations(void)
+{
+	unsigned long long v = ~0ULL;
+	FILE *f = fopen(CSEMU "/violations", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = ~0ULL;
+		fclose(f);
+	}
+	return v;
+}
+
+/* The ops log of an ETM holds the expected sequence, in order. */
+static int ops_has(int cpu, const char *const *seq)
+{
+	char path[128], word[64];
+	int i = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CSEMU "/etm%d/ops", cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (seq[i] && fscanf(f, "%63s", word) == 1)
+		if (!strcmp(word, seq[i]))
+			i++;
+	fclose(f);
+	return !seq[i];
+}
+
+static int emu_load(const char *const *params)
+{
+	const char *argv[16] = { "modprobe", "tb_csemu" };
+	int i;
+
+	if (tbt_module_loaded("tb_csemu"))
+		tbt_rmmod("tb_csemu");
+	for (i = 0; params && params[i] && i < 13; i++)
+		argv[2 + i] = params[i];
+	argv[2 + i] = NULL;
+	return tbt_run(argv);
+}
+
+static int cs_open(struct sess *x, unsigned long long cpumask, uint64_t aux, int ro, uint64_t wm)
+{
+	uint64_t bits = cpumask;
+	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPUSET,
+				     .cpuset_ptr = (uintptr_t)&bits,
+				     .cpuset_size = sizeof(bits), .aux_watermark = wm };
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	snprintf(su.backend, sizeof(su.backend), "coresight");
+	if (tracebuf_open(&x->s, 0))
+		return -1;
+	ret = tracebuf_setup(&x->s, &su);
+	if (ret)
+		return ret;
+	if (tracebuf_map(&x->s, 256 * 1024, 0))
+		return -1;
+	return map_aux(x, aux, ro);
+}
+
+/* Consume for ms milliseconds, polling. */
+static void run_for(struct sess *x, int ms)
+{
+	int t;
+
+	for (t = 0; t < ms; t += 20) {
+		tracebuf_wait(&x->s, 20);
+		consume(x);
+	}
+}
+
+static unsigned long long sink_bytes(int sink)
+{
+	char c[16];
+
+	snprintf(c, sizeof(c), "sink%d", sink);
+	return cs_stat(c, "bytes");
+}
+
+static void check_order(const char *what)
+{
+	static const char *const en[] = { "unlock", "claim", "prg0", "idle1", "config",
+					  "pu", "en", "idle0", "lock", NULL };
+	static const char *const dis[] = { "unlock", "pu_clear", "en_clear", "pmstable1",
+					   "disclaim", "lock", NULL };
+	int cpu;
+
+	for (cpu = 0; cpu < NCPU; cpu++) {
+		TBT_CHECK(ops_has(cpu, en), "%s: cpu%d enable sequence", what, cpu);
+		TBT_CHECK(ops_has(cpu, dis), "%s: cpu%d disable sequence", what, cpu);
+	}
+	TBT_CHECK(total_violations() == 0, "%s: emulator violations %llu", what,
+		  total_violations());
+}
+
+/* Shared ETR: both CPUs in one session; exact accounting; the order. */
+static void test_shared(const char *cap)
+{
+	unsigned long long b0 = sink_bytes(0), b1;
+	struct sess x;
+
+	TBT_CHECK(cs_open(&x, 3, 1 << 20, 0, 0) == 0, "shared session: %s", strerror(errno));
+	if (cap)
+		cap_open(&x, cap);
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable: %s", strerror(errno));
+	run_for(&x, 800);
+	TBT_CHECK(cs_stat("etm0", "enabled") == 1 && cs_stat("etm1", "enabled") == 1,
+		  "both ETMs enabled while tracing");
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "disable");
+	consume(&x);
+	b1 = sink_bytes(0);
+	TBT_CHECK(x.published > 0, "published %llu", (unsigned long long)x.published);
+	TBT_CHECK(b1 - b0 == x.published + x.lost,
+		  "sink wrote %llu, published %llu + lost %llu", b1 - b0,
+		  (unsigned long long)x.published, (unsigned long long)x.lost);
+	TBT_CHECK(x.etms >= 2, "ETM records: %llu", (unsigned long long)x.etms);
+	TBT_CHECK(cs_stat("etm0", "enabled") == 0 && cs_stat("etm1", "enabled") == 0,
+		  "ETMs disabled after DISABLE");
+	check_order("shared");
+	sess_close(&x);
+}
+
+static void test_caps(void)
+{
+	struct tracebuf_backend_desc b[4];
+	struct tracebuf_info info = { .size = sizeof(info) };
+	struct tracebuf_cs_caps c[NCPU];
+	struct tracebuf_session s;
+	int i, n, found = 0;
+
+	TBT_CHECK(tracebuf_open(&s, 0) == 0, "open");
+	TBT_CHECK(tracebuf_get_info(&s, &info, b, 4) == 0, "GET_INFO");
+	n = (int)info.nr_backends;
+	for (i = 0; i < n && i < 4; i++)
+		if (!strcmp(b[i].name, "coresight")) {
+			found = 1;
+			TBT_CHECK(b[i].flags & TRACEBUF_BACKEND_F_EMULATED, "emulated flag");
+			TBT_CHECK(b[i].nr_cpus == NCPU, "nr_cpus %u", b[i].nr_cpus);
+		}
+	TBT_CHECK(found, "coresight backend present");
+	for (i = 0; i < NCPU; i++) {
+		TBT_CHECK(tracebuf_get_caps(&s, "coresight", i, &c[i], sizeof(c[i])) ==
+			  (int)sizeof(c[i]), "GET_CAPS cpu%d", i);
+		TBT_CHECK(((c[i].trcidr[1] >> 8) & 0xf) == 4, "ETMv4 on cpu%d", i);
+		TBT_CHECK(c[i].sink == 0 && c[i].sink_type == TRACEBUF_CS_SINK_ETR &&
+			  (c[i].sink_flags & TRACEBUF_CS_SINK_F_SHARED) &&
+			  (c[i].sink_flags & TRACEBUF_CS_SINK_F_SG) && c[i].sink_cpus == NCPU,
+			  "cpu%d sink %u type %u flags %#x", i, c[i].sink, c[i].sink_type,
+			  c[i].sink_flags);
+		TBT_CHECK(c[i].trace_id >= 0x10 && c[i].trace_id < 0x70, "trace id %#x",
+			  c[i].trace_id);
+	}
+	TBT_CHECK(c[0].trace_id != c[1].trace_id, "trace IDs unique in the sink");
+	tracebuf_close(&s);
+}
+
+/* No-overwrite: nothing consumed; tracing pauses; all accounted for. */
+static void test_overrun(void)
+{
+	unsigned long long b0 = sink_bytes(0), b1;
+	struct sess x;
+
+	TBT_CHECK(cs_open(&x, 3, 256 * 1024, 0, 0) == 0, "small session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable");
+	msleep(800);		/* nobody reads: the ring fills */
+	consume(&x);
+	TBT_CHECK(x.truncated >= 1, "a TRUNCATED span when the ring filled");
+	run_for(&x, 500);	/* room again: tracing resumes */
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "disable");
+	consume(&x);
+	b1 = sink_bytes(0);
+	TBT_CHECK(x.published > 256 * 1024, "resumed after the pause: %llu",
+		  (unsigned long long)x.published);
+	TBT_CHECK(b1 - b0 == x.published + x.lost, "overrun: sink %llu = published %llu + lost %llu",
+		  b1 - b0, (unsigned long long)x.published, (unsigned long long)x.lost);
+	TBT_CHECK(total_violations() == 0, "violations");
+	sess_close(&x);
+}
+
+static void test_snapshot(void)
+{
+	struct sess x;
+
+	TBT_CHECK(cs_open(&x, 3, 256 * 1024, 1, 0) == 0, "snapshot session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable");
+	msleep(500);
+	consume(&x);
+	TBT_CHECK(x.spans == 0, "nothing published before SNAPSHOT");
+	TBT_CHECK(tracebuf_snapshot(&x.s) == 0, "SNAPSHOT: %s", strerror(errno));
+	consume(&x);
+	TBT_CHECK(x.overwrite >= 1 && x.published > 0, "snapshot published %llu",
+		  (unsigned long long)x.published);
+	TBT_CHECK(cs_stat("etm0", "enabled") == 1, "tracing again after SNAPSHOT");
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "disable");
+	TBT_CHECK(total_violations() == 0, "violations");
+	sess_close(&x);
+}
+
+static void cfg_expect(struct sess *x, const char *cfg, int err)
+{
+	struct tracebuf_cfg_error e;
+	int r = tracebuf_set_drv_config(&x->s, cfg, 0, &e);
+
+	TBT_CHECK(r == -err, "\"%s\": got %d, want %d (%s)", cfg, r, -err, e.message);
+}
+
+static unsigned long long etm_reg(int cpu, const char *name)
+{
+	char path[128], k[64], line[256];
+	unsigned long long v, r = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CSEMU "/etm%d/regs", cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return r;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llx", k, &v) == 2 && !strcasecmp(k, name))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+static void test_config(void)
+{
+	struct sess x;
+
+	TBT_CHECK(cs_open(&x, 3, 256 * 1024, 0, 0) == 0, "config session");
+	cfg_expect(&x, "cycacc=1,cyc_thresh=256", 0);
+	cfg_expect(&x, "cyc_thresh=1", ERANGE);		/* below TRCIDR3.CCITMIN */
+	cfg_expect(&x, "cyc_thresh=4096", ERANGE);
+	cfg_expect(&x, "timestamp=1,ts_interval=1000", 0);
+	cfg_expect(&x, "ts_interval=70000", ERANGE);
+	cfg_expect(&x, "contextid=1,vmid=1,branch_broadcast=1,retstack=1", 0);
+	cfg_expect(&x, "contextid=2", EINVAL);
+	cfg_expect(&x, "user=1,kernel=1", 0);
+	cfg_expect(&x, "sync_period=7", ERANGE);
+	cfg_expect(&x, "sync_period=21", ERANGE);
+	cfg_expect(&x, "sync_period=10", 0);
+	cfg_expect(&x, "addr0=0x1000-0x2000:filter", 0);
+	cfg_expect(&x, "addr1=0x3000-0x2000:filter", EINVAL);
+	cfg_expect(&x, "addr1=0x4000-0x5000:stop", 0);
+	cfg_expect(&x, "addr9=0x1000-0x2000:filter", EINVAL);
+	cfg_expect(&x, "bogus=1", EINVAL);
+	cfg_expect(&x, "cyc=1", EINVAL);		/* a PT key */
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable");
+	run_for(&x, 200);
+	TBT_CHECK(etm_reg(0, "TRCCONFIGR") == (0x10 | 0x40 | 0x80 | 0x08 | 0x800 | 0x1000),
+		  "TRCCONFIGR %#llx", etm_reg(0, "TRCCONFIGR"));
+	TBT_CHECK(etm_reg(1, "TRCCCCTLR") == 256, "TRCCCCTLR %#llx", etm_reg(1, "TRCCCCTLR"));
+	TBT_CHECK(etm_reg(0, "TRCSYNCPR") == 10, "TRCSYNCPR %#llx", etm_reg(0, "TRCSYNCPR"));
+	TBT_CHECK(etm_reg(0, "TRCVIIECTLR") == 1, "TRCVIIECTLR %#llx", etm_reg(0, "TRCVIIECTLR"));
+	TBT_CHECK(etm_reg(0, "TRCACVR0") == 0x1000 && etm_reg(0, "TRCACVR1") == 0x2000,
+		  "address comparators");
+	/* A change while tracing: stop, publish, CONFIG and ETM records, restart. */
+	x.etms = 0;
+	cfg_expect(&x, "user=1,kernel=0,cycacc=0", 0);
+	run_for(&x, 200);
+	TBT_CHECK(x.etms >= 2, "new ETM records after the change: %llu",
+		  (unsigned long long)x.etms);
+	TBT_CHECK(!(etm_reg(0, "TRCCONFIGR") & 0x10), "CCI off");
+	TBT_CHECK((etm_reg(0, "TRCVICTLR") >> 20 & 0x3) == 0x2, "EL1 excluded, EL0 traced: %#llx",
+		  etm_reg(0, "TRCVICTLR"));
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "disable");
+	TBT_CHECK(total_violations() == 0, "violations");
+	sess_close(&x);
+}
+
+/* A CPU goes offline and comes back while the shared sink traces. */
+static void test_hotplug(void)
+{
+	unsigned long long e1;
+	struct sess x;
+
+	TBT_CHECK(cs_open(&x, 3, 1 << 20, 0, 0) == 0, "hotplug session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable");
+	run_for(&x, 200);
+	e1 = cs_stat("etm1", "enables");
+	TBT_CHECK(set_online(1, 0) == 0, "cpu1 offline");
+	run_for(&x, 300);
+	TBT_CHECK(cs_stat("etm1", "enabled") == 0, "ETM1 off while cpu1 is offline");
+	TBT_CHECK(cs_stat("etm0", "enabled") == 1, "ETM0 still tracing");
+	TBT_CHECK(set_online(1, 1) == 0, "cpu1 online");
+	run_for(&x, 300);
+	TBT_CHECK(cs_stat("etm1", "enabled") == 1 && cs_stat("etm1", "enables") > e1,
+		  "ETM1 restarted when cpu1 came back");
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "disable");
+	consume(&x);
+	TBT_CHECK(total_violations() == 0, "violations");
+	sess_close(&x);
+}
+
+/* munmap, close and exit while tracing stop the hardware. */
+static void test_lifetime(void)
+{
+	struct sess x;
+	pid_t pid;
+	int st;
+
+	TBT_CHECK(cs_open(&x, 3, 256 * 1024, 0, 0) == 0, "session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable");
+	msleep(100);
+	munmap(x.aux, x.aux_size);
+	x.aux = NULL;
+	TBT_CHECK(cs_stat("etm0", "enabled") == 0, "munmap of the AUX area stopped the ETMs");
+	sess_close(&x);
+	pid = fork();
+	if (pid == 0) {
+		struct sess y;
+
+		if (cs_open(&y, 3, 256 * 1024, 0, 0) || tracebuf_enable(&y.s))
+			_exit(1);
+		msleep(100);
+		_exit(0);	/* exit while tracing */
+	}
+	TBT_CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st), "child");
+	msleep(50);
+	TBT_CHECK(cs_stat("etm0", "enabled") == 0 && cs_stat("etm1", "enabled") == 0,
+		  "exit stopped the ETMs");
+	TBT_CHECK(cs_stat("sink0", "state") == 0, "and the sink (state %llu)",
+		  cs_stat("sink0", "state"));
+	TBT_CHECK(total_violations() == 0, "violations");
+}
+
+/* Only one session per sink at a time. */
+static void test_busy(void)
+{
+	struct sess a, b;
+
+	TBT_CHECK(cs_open(&a, 3, 256 * 1024, 0, 0) == 0, "first session");
+	TBT_CHECK(cs_open(&b, 1, 256 * 1024, 0, 0) == -EBUSY, "second session on the sink: EBUSY");
+	sess_close(&b);
+	sess_close(&a);
+}
+
+/* One sink per CPU: a session per CPU, both tracing at once. */
+static void test_percpu(void)
+{
+	static const char *const p[] = { "topology=percpu", NULL };
+	unsigned long long b0[NCPU], b1;
+	struct sess x[NCPU], y;
+	int i;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu topology=percpu");
+	TBT_CHECK(cs_open(&y, 3, 256 * 1024, 0, 0) == -EINVAL,
+		  "one session over two sinks: EINVAL");
+	sess_close(&y);
+	for (i = 0; i < NCPU; i++) {
+		char c[16];
+
+		snprintf(c, sizeof(c), "sink%d", i);
+		b0[i] = cs_stat(c, "bytes");
+		TBT_CHECK(cs_open(&x[i], 1ULL << i, 256 * 1024, 0, 0) == 0, "cpu%d session", i);
+		TBT_CHECK(tracebuf_enable(&x[i].s) == 0, "enable cpu%d", i);
+	}
+	for (i = 0; i < 20; i++) {
+		run_for(&x[0], 20);
+		run_for(&x[1], 20);
+	}
+	for (i = 0; i < NCPU; i++) {
+		char c[16];
+
+		TBT_CHECK(tracebuf_disable(&x[i].s) == 0, "disable");
+		consume(&x[i]);
+		snprintf(c, sizeof(c), "sink%d", i);
+		b1 = cs_stat(c, "bytes");
+		TBT_CHECK(x[i].published > 0 && b1 - b0[i] == x[i].published + x[i].lost,
+			  "per-CPU sink %d: wrote %llu, published %llu", i, b1 - b0[i],
+			  (unsigned long long)x[i].published);
+		sess_close(&x[i]);
+	}
+	TBT_CHECK(total_violations() == 0, "violations");
+}
+
+static void test_sink(const char *param, const char *what)
+{
+	const char *p[] = { param, NULL };
+	unsigned long long b0;
+	struct sess x;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu %s", param);
+	b0 = sink_bytes(0);
+	TBT_CHECK(cs_open(&x, 3, 256 * 1024, 0, 0) == 0, "%s session", what);
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "%s enable", what);
+	run_for(&x, 600);
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "%s disable", what);
+	consume(&x);
+	TBT_CHECK(x.published > 0, "%s: published %llu", what, (unsigned long long)x.published);
+	TBT_CHECK(sink_bytes(0) - b0 == x.published + x.lost,
+		  "%s: sink %llu = published %llu + lost %llu", what, sink_bytes(0) - b0,
+		  (unsigned long long)x.published, (unsigned long long)x.lost);
+	TBT_CHECK(total_violations() == 0, "%s: violations", what);
+	sess_close(&x);
+}
+
+/* The kernel's own driver owns the sink: refused, with how to unbind. */
+static void test_owned(void)
+{
+	static const char *const p[] = { "owned=1", NULL };
+	const char *dm[] = { "sh", "-c", "dmesg | grep -q 'driven by coresight-tmc.*unbind'", NULL };
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu owned=1 loads (and registers nothing)");
+	TBT_CHECK(tbt_run(dm) == 0, "the refusal says how to unbind");
+	{
+		struct sess x;
+
+		TBT_CHECK(cs_open(&x, 3, 256 * 1024, 0, 0) != 0, "no session on an owned sink");
+		sess_close(&x);
+	}
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (tbt_modprobe("tracebuf"))
+		return 1;
+#ifndef __aarch64__
+	{
+		struct tracebuf_session s;
+		struct tracebuf_cs_caps c;
+		int r;
+
+		/* On x86_64 the CoreSight backend is simply absent. */
+		TBT_CHECK(tracebuf_open(&s, 0) == 0, "open");
+		r = tracebuf_get_caps(&s, "coresight", 0, &c, sizeof(c));
+		TBT_CHECK(r == -ENODEV, "no coresight backend: %d", r);
+		tracebuf_close(&s);
+		return tbt_done();
+	}
+#endif
+	if (emu_load(NULL)) {
+		TBT_CHECK(0, "modprobe tb_csemu");
+		return tbt_done();
+	}
+	test_caps();
+	test_shared(NULL);
+	test_busy();
+	test_overrun();
+	test_snapshot();
+	test_config();
+	test_hotplug();
+	test_lifetime();
+	test_percpu();
+	test_sink("sg=0", "flat ETR");
+	test_sink("sink=etf", "ETF");
+	test_owned();
+	if (tbt_module_loaded("tb_csemu"))
+		TBT_CHECK(tbt_rmmod("tb_csemu") == 0, "rmmod tb_csemu");
+	return tbt_done();
+}

@@ -1,0 +1,804 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf export --opencsd OUTDIR CAPTURE
+ *
+ * Turns a CoreSight capture (capture.h) into OpenCSD snapshot directories
+ * (opencsd.h), one per segment of the trace, and OUTDIR/segments listing
+ * them (docs/capture-format.md, "Exporting CoreSight trace").
+ *
+ * Per cpuN.data (one session), in CPU order, the AUX spans are walked in
+ * order with the ETM records (TRACEBUF_REC_ETM) that precede them. A span
+ * starts a new segment when it is the session's first ("start"), when it
+ * is flagged TRUNCATED or follows a LOST record with reason AUX_OVERRUN
+ * ("truncated": the hardware's bytes before it were dropped), when its
+ * aux_offset does not continue the previous span ("gap": an AUX record was
+ * lost), after an ETM record that changes a CPU's registers or adds a CPU
+ * ("config"), after an ETM record that repeats them or a CONFIG record
+ * ("restart"), and in snapshot mode always ("overwrite"). Within a
+ * segment the programming of every ETM is fixed, so each segment is one
+ * snapshot: OUTDIR/segNNN with the segment's bytes (contiguous in
+ * cpuN.aux) and the ETMs known when it started.
+ *
+ * OUTDIR/segments, one line per segment (written last, via a rename):
+ *
+ *   segment index=I dir=segNNN|- offset=0xO size=S break=KIND lost=L
+ *           atleast=0|1 ids=0xA,0xB|-
+ *
+ * offset: where the segment starts in the capture's AUX byte stream (the
+ * cpuN.aux files back to back in CPU order); lost: trace bytes known lost
+ * just before it (the LOST AUX_OVERRUN counts, or the aux_offset jump);
+ * atleast: 1 if that is a lower bound; ids: the trace IDs of the ETMs
+ * known, in increasing order. dir is "-" for a segment of 0 bytes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracebuf.h>
+
+#include "capture.h"
+#include "opencsd.h"
+#include "tool.h"
+
+#define MAX_CPUS	8192	/* cpuN files beyond this are ignored */
+#define SEGMENTS	"segments"
+
+static const char export_usage_text[] =
+	"Usage: tracebuf export --opencsd OUTDIR CAPTURE\n"
+	"  Split the CoreSight trace of a capture directory (tracebuf record) into\n"
+	"  segments that decode on their own, and write each as an OpenCSD snapshot\n"
+	"  directory OUTDIR/segNNN, listed in OUTDIR/segments. Decode one with\n"
+	"  trc_pkt_lister -ss_dir OUTDIR/seg000 -decode. OUTDIR is created, or\n"
+	"  emptied if it holds a previous export and nothing else.\n";
+
+/* Why a segment starts; the higher wins when several apply. */
+enum brk { BRK_NONE, BRK_OVERWRITE, BRK_RESTART, BRK_CONFIG, BRK_GAP, BRK_TRUNCATED,
+	   BRK_START };
+
+static const char *const brk_names[] = {
+	"none", "overwrite", "restart", "config", "gap", "truncated", "start",
+};
+
+struct seg {
+	unsigned int file;		/* index into struct export.files */
+	uint64_t file_off;		/* in cpuN.aux */
+	uint64_t stream_off;		/* in the capture's AUX stream */
+	uint64_t size;
+	enum brk brk;
+	uint64_t lost;
+	int atleast;
+	struct ocsd_etm_regs *etms;	/* sorted by CPU */
+	unsigned int netms;
+};
+
+struct xfile {
+	unsigned int cpu;
+	uint64_t described;		/* bytes the AUX records describe */
+};
+
+struct export {
+	const char *cap, *out;
+	int snapshot;
+	struct xfile *files;
+	unsigned int nfiles;
+	struct seg *segs;
+	size_t nsegs;
+	uint64_t etm_records;
+	int bad;			/* something could not be read or written */
+};
+
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		p = NULL;
+	} else {
+		p = realloc(p, n && size ? n * size : 1);
+	}
+	if (!p) {
+		fputs("tracebuf: export: out of memory\n", stderr);
+		exit(TB_EXIT_FAIL);
+	}
+	return p;
+}
+
+static int usage_err(const char *what, const char *arg)
+{
+	if (arg)
+		fprintf(stderr, "tracebuf: export: %s '%s'\n", what, arg);
+	else
+		fprintf(stderr, "tracebuf: export: %s\n", what);
+	fputs("Try 'tracebuf help' for more information.\n", stderr);
+	return TB_EXIT_USAGE;
+}
+
+/* getopt_long's complaint (opterr = 0), as the other commands phrase it. */
+static int bad_opt(char **argv, int c)
+{
+	char opt[3] = { '-', 0, 0 };
+	const char *arg = argv[optind - 1];
+
+	if (optopt && c != ':') {
+		opt[1] = (char)optopt;
+		arg = opt;
+	}
+	return usage_err(c == ':' ? "missing argument for option" : "unknown option", arg);
+}
+
+/* ---- the capture ------------------------------------------------------- */
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * meta.json (optional) and the CPU files. Returns 0, or -1 after a
+ * message when the directory is not a CoreSight capture we can read.
+ */
+static int read_capture(struct export *x)
+{
+	unsigned char *text = NULL;
+	unsigned int *cpus = NULL;
+	size_t len, n = 0, i, j;
+	const char *v, *e;
+	size_t vl, el;
+	uint64_t u;
+	char path[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	if (stat(x->cap, &st) < 0) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", x->cap, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", x->cap, strerror(ENOTDIR));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", x->cap, TB_CAPTURE_META);
+	ret = tb_read_file(path, &text, &len);
+	if (ret < 0 && ret != -ENOENT) {
+		fprintf(stderr, "tracebuf: export: cannot read %s: %s\n", path, strerror(-ret));
+		return -1;
+	}
+	if (ret == 0) {
+		char backend[64] = "";
+		const char *t = (const char *)text;
+
+		if (tb_json_member(t, len, "format", &v, &vl) == 0 &&
+		    (tb_json_u64(v, vl, &u) || u != TB_CAPTURE_FORMAT)) {
+			fprintf(stderr, "tracebuf: export: %s: capture format %.*s, this tool "
+				"reads format %d\n", path, (int)vl, v, TB_CAPTURE_FORMAT);
+			goto fail;
+		}
+		if (tb_json_member(t, len, "backend", &v, &vl) == 0)
+			tb_json_string(v, vl, backend, sizeof(backend));
+		if (strcmp(backend, "coresight")) {
+			fprintf(stderr, "tracebuf: export --opencsd: the capture has no CoreSight "
+				"trace (backend %s)\n", backend[0] ? backend : "unknown");
+			goto fail;
+		}
+		if (tb_json_member(t, len, "snapshot", &v, &vl) == 0)
+			tb_json_bool(v, vl, &x->snapshot);
+		if (tb_json_member(t, len, "cpus", &v, &vl) == 0) {
+			for (i = 0; tb_json_index(v, vl, i, &e, &el) == 0; i++) {
+				if (tb_json_u64(e, el, &u) || u >= MAX_CPUS) {
+					fprintf(stderr, "tracebuf: export: %s: bad \"cpus\" entry\n",
+						path);
+					goto fail;
+				}
+				cpus = xrealloc(cpus, n + 1, sizeof(*cpus));
+				cpus[n++] = (unsigned int)u;
+			}
+		}
+	}
+	if (!cpus) {
+		/* No meta.json, or no "cpus": every cpuN.data. */
+		DIR *d = opendir(x->cap);
+		struct dirent *de;
+
+		if (!d) {
+			fprintf(stderr, "tracebuf: export: %s: %s\n", x->cap, strerror(errno));
+			goto fail;
+		}
+		while ((de = readdir(d))) {
+			unsigned int c;
+			int end = 0;
+
+			if (sscanf(de->d_name, "cpu%u.data%n", &c, &end) != 1 ||
+			    de->d_name[end] || c >= MAX_CPUS)
+				continue;
+			cpus = xrealloc(cpus, n + 1, sizeof(*cpus));
+			cpus[n++] = c;
+		}
+		closedir(d);
+	}
+	if (n > 1)
+		qsort(cpus, n, sizeof(*cpus), cmp_uint);
+	for (i = j = 0; i < n; i++)
+		if (!j || cpus[j - 1] != cpus[i])
+			cpus[j++] = cpus[i];
+	if (!j) {
+		fprintf(stderr, "tracebuf: export: %s: no cpuN.data: not a capture directory\n",
+			x->cap);
+		goto fail;
+	}
+	x->files = xrealloc(NULL, j, sizeof(*x->files));
+	for (i = 0; i < j; i++) {
+		x->files[i].cpu = cpus[i];
+		x->files[i].described = 0;
+	}
+	x->nfiles = (unsigned int)j;
+	free(cpus);
+	free(text);
+	return 0;
+fail:
+	free(cpus);
+	free(text);
+	return -1;
+}
+
+/* ---- segmentation -------------------------------------------------------- */
+
+struct walk {
+	struct ocsd_etm_regs *etms;	/* the session's ETMs, sorted by CPU */
+	unsigned int netms;
+	struct seg *cur;		/* the open segment, or NULL */
+	enum brk pending;
+	uint64_t lost;
+	int atleast;
+	uint64_t file_pos, expect;	/* next file offset, next aux_offset */
+};
+
+static void raise_brk(struct walk *w, enum brk b)
+{
+	if (b > w->pending)
+		w->pending = b;
+}
+
+static void etm_regs(struct ocsd_etm_regs *o, const struct tracebuf_rec_etm *e)
+{
+	memset(o, 0, sizeof(*o));
+	o->cpu = e->etm_cpu;
+	o->trace_id = e->trace_id;
+	o->trcconfigr = e->trcconfigr;
+	o->trctraceidr = e->trctraceidr;
+	memcpy(o->trcidr, e->trcidr, sizeof(o->trcidr));
+	o->trcauthstatus = e->trcauthstatus;
+}
+
+static void on_etm(struct walk *w, const struct tracebuf_rec_etm *e)
+{
+	struct ocsd_etm_regs r;
+	unsigned int i;
+
+	etm_regs(&r, e);
+	for (i = 0; i < w->netms && w->etms[i].cpu < r.cpu; i++)
+		;
+	if (i < w->netms && w->etms[i].cpu == r.cpu) {
+		if (!memcmp(&w->etms[i], &r, sizeof(r))) {
+			if (w->cur)
+				raise_brk(w, BRK_RESTART);
+			return;
+		}
+		w->etms[i] = r;
+	} else {
+		w->etms = xrealloc(w->etms, w->netms + 1, sizeof(*w->etms));
+		memmove(&w->etms[i + 1], &w->etms[i], (w->netms - i) * sizeof(*w->etms));
+		w->etms[i] = r;
+		w->netms++;
+	}
+	/* Before the first span, it is simply how the first segment is traced. */
+	if (w->cur)
+		raise_brk(w, BRK_CONFIG);
+}
+
+static void on_aux(struct export *x, struct walk *w, unsigned int fi, uint64_t base,
+		   const struct tracebuf_rec_aux *a)
+{
+	struct seg *s;
+
+	if (w->cur && !x->snapshot && a->aux_offset != w->expect) {
+		if (a->aux_offset > w->expect)
+			w->lost += a->aux_offset - w->expect;
+		raise_brk(w, BRK_GAP);
+	}
+	if (a->flags & TRACEBUF_AUX_F_TRUNCATED)
+		raise_brk(w, BRK_TRUNCATED);
+	if (x->snapshot || (a->flags & TRACEBUF_AUX_F_OVERWRITE))
+		raise_brk(w, BRK_OVERWRITE);
+	if (!w->cur)
+		w->pending = BRK_START;
+	if (w->pending != BRK_NONE) {
+		x->segs = xrealloc(x->segs, x->nsegs + 1, sizeof(*x->segs));
+		s = &x->segs[x->nsegs++];
+		s->file = fi;
+		s->file_off = w->file_pos;
+		s->stream_off = base + w->file_pos;
+		s->size = 0;
+		s->brk = w->pending;
+		s->lost = w->lost;
+		s->atleast = w->atleast;
+		s->netms = w->netms;
+		s->etms = xrealloc(NULL, w->netms, sizeof(*s->etms));
+		if (w->netms)
+			memcpy(s->etms, w->etms, w->netms * sizeof(*s->etms));
+		w->cur = s;
+		w->pending = BRK_NONE;
+		w->lost = 0;
+		w->atleast = 0;
+	}
+	w->cur->size += a->aux_size;
+	w->file_pos += a->aux_size;
+	w->expect = a->aux_offset + a->aux_size;
+}
+
+/* The records of one cpuN.data: its segments appended to x->segs. */
+static void walk_file(struct export *x, unsigned int fi, uint64_t base)
+{
+	struct xfile *f = &x->files[fi];
+	struct walk w = { .pending = BRK_START };
+	const struct tracebuf_record *r;
+	struct tb_rec_iter it;
+	unsigned char *buf;
+	char path[PATH_MAX];
+	size_t len;
+	int ret, bad, stop = 0;
+
+	snprintf(path, sizeof(path), "%s/cpu%u.data", x->cap, f->cpu);
+	ret = tb_read_file(path, &buf, &len);
+	if (ret < 0) {
+		fprintf(stderr, "tracebuf: export: cannot read %s: %s\n", path, strerror(-ret));
+		x->bad = 1;
+		return;
+	}
+	it.buf = buf;
+	it.len = len;
+	it.off = 0;
+	while ((r = tb_rec_next(&it, &bad))) {
+		size_t roff = it.off - r->hdr.size;
+		size_t need = 0;
+		const char *name = NULL;
+
+		switch (r->hdr.type) {
+		case TRACEBUF_REC_AUX:
+			need = sizeof(struct tracebuf_rec_aux);
+			name = "AUX";
+			break;
+		case TRACEBUF_REC_ETM:
+			need = sizeof(struct tracebuf_rec_etm);
+			name = "ETM";
+			break;
+		case TRACEBUF_REC_LOST:
+			need = sizeof(struct tracebuf_rec_lost);
+			name = "LOST";
+			break;
+		}
+		if (r->hdr.size < need) {
+			fprintf(stderr, "tracebuf: export: %s: corrupt at byte offset %zu: %s "
+				"record too short\n", path, roff, name);
+			stop = 1;
+			break;
+		}
+		switch (r->hdr.type) {
+		case TRACEBUF_REC_AUX:
+			on_aux(x, &w, fi, base, (const void *)r);
+			break;
+		case TRACEBUF_REC_ETM:
+			x->etm_records++;
+			on_etm(&w, (const void *)r);
+			break;
+		case TRACEBUF_REC_LOST: {
+			const struct tracebuf_rec_lost *l = (const void *)r;
+
+			if (l->reason == TRACEBUF_LOST_AUX_OVERRUN) {
+				w.lost += l->count;
+				if (l->flags & TRACEBUF_LOST_F_AT_LEAST)
+					w.atleast = 1;
+				raise_brk(&w, BRK_TRUNCATED);
+			}
+			break;
+		}
+		case TRACEBUF_REC_CONFIG:
+			if (w.cur)
+				raise_brk(&w, BRK_RESTART);
+			break;
+		}
+	}
+	if (!stop && (bad || it.off != it.len)) {
+		fprintf(stderr, "tracebuf: export: %s: corrupt at byte offset %zu: %s\n", path,
+			it.off, bad ? "bad record size" : "truncated record");
+		stop = 1;
+	}
+	if (stop)
+		x->bad = 1;
+	f->described = w.file_pos;
+	free(w.etms);
+	free(buf);
+}
+
+/* ---- the output directory ---------------------------------------------- */
+
+/* "segNNN": seg and at least three digits. */
+static int seg_dir_name(const char *n)
+{
+	size_t i;
+
+	if (strncmp(n, "seg", 3))
+		return 0;
+	for (i = 3; n[i] >= '0' && n[i] <= '9'; i++)
+		;
+	return i >= 6 && !n[i];
+}
+
+/* A file ocsd_write_snapshot() writes. */
+static int snapshot_file(const char *n)
+{
+	unsigned int k;
+	int end = 0;
+
+	if (!strcmp(n, "snapshot.ini") || !strcmp(n, "trace.ini") ||
+	    !strcmp(n, "cstrace.bin"))
+		return 1;
+	if ((sscanf(n, "cpu_%u.ini%n", &k, &end) == 1 ||
+	     sscanf(n, "device_%u.ini%n", &k, &end) == 1) && end && !n[end])
+		return 1;
+	return 0;
+}
+
+/* rm PATH, or a message: 0 or -1. */
+static int remove_path(const char *path, int dir)
+{
+	if (!(dir ? rmdir(path) : unlink(path)))
+		return 0;
+	fprintf(stderr, "tracebuf: export: cannot remove %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
+/*
+ * Check (remove == 0) or remove (1) the snapshot files of OUT/name.
+ * Returns 0; 1 if it holds anything else (what names it); -1 after a
+ * message if it cannot be read or emptied.
+ */
+static int seg_dir(const char *out, const char *name, int remove, char *what, size_t wl)
+{
+	char path[PATH_MAX], fp[PATH_MAX + NAME_MAX + 2];
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/%s", out, name);
+	d = opendir(path);
+	if (!d) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!snapshot_file(de->d_name)) {
+			snprintf(what, wl, "%s/%s", name, de->d_name);
+			ret = 1;
+			break;
+		}
+		snprintf(fp, sizeof(fp), "%s/%s", path, de->d_name);
+		if (remove && remove_path(fp, 0)) {
+			ret = -1;
+			break;
+		}
+	}
+	closedir(d);
+	if (!ret && remove && remove_path(path, 1))
+		ret = -1;
+	return ret;
+}
+
+/*
+ * Create OUT, or empty it if it holds a previous export (segments and
+ * segNNN directories of snapshot files) and nothing else.
+ */
+static int prepare_out(const char *out)
+{
+	char what[2 * NAME_MAX + 2], path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	int pass, ret = 0;
+	DIR *d;
+
+	if (mkdir(out, 0777) == 0)
+		return 0;
+	if (errno != EEXIST) {
+		fprintf(stderr, "tracebuf: export: cannot create %s: %s\n", out, strerror(errno));
+		return -1;
+	}
+	/* Pass 0 checks everything, pass 1 removes it. */
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		d = opendir(out);
+		if (!d) {
+			fprintf(stderr, "tracebuf: export: %s: %s\n", out, strerror(errno));
+			return -1;
+		}
+		while (!ret && (de = readdir(d))) {
+			const char *n = de->d_name;
+
+			if (!strcmp(n, ".") || !strcmp(n, ".."))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", out, n);
+			snprintf(what, sizeof(what), "%s", n);
+			if (lstat(path, &st)) {
+				ret = 1;
+			} else if (!strcmp(n, SEGMENTS) || !strcmp(n, SEGMENTS ".tmp")) {
+				if (!S_ISREG(st.st_mode))
+					ret = 1;
+				else if (pass)
+					ret = remove_path(path, 0);
+			} else if (seg_dir_name(n) && S_ISDIR(st.st_mode)) {
+				ret = seg_dir(out, n, pass, what, sizeof(what));
+			} else {
+				ret = 1;
+			}
+		}
+		closedir(d);
+	}
+	if (ret <= 0)
+		return ret;
+	if (!strcmp(what, TB_CAPTURE_META))
+		fprintf(stderr, "tracebuf: export: %s holds a capture (meta.json): the output "
+			"directory comes first (--opencsd OUTDIR CAPTURE)\n", out);
+	else
+		fprintf(stderr, "tracebuf: export: %s is not empty and not a previous export "
+			"(%s): not writing into it\n", out, what);
+	return -1;
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void print_segment(FILE *f, size_t i, const struct seg *s, bool dir)
+{
+	uint32_t *ids = xrealloc(NULL, s->netms, sizeof(*ids));
+	unsigned int k;
+
+	for (k = 0; k < s->netms; k++)
+		ids[k] = s->etms[k].trace_id;
+	if (s->netms > 1)
+		qsort(ids, s->netms, sizeof(*ids), cmp_id);
+	fprintf(f, "segment index=%zu dir=", i);
+	if (dir)
+		fprintf(f, "seg%03zu", i);
+	else
+		fputc('-', f);
+	fprintf(f, " offset=0x%" PRIx64 " size=%" PRIu64 " break=%s lost=%" PRIu64
+		" atleast=%d ids=", s->stream_off, s->size, brk_names[s->brk], s->lost,
+		s->atleast);
+	for (k = 0; k < s->netms; k++)
+		fprintf(f, "%s0x%x", k ? "," : "", ids[k]);
+	if (!s->netms)
+		fputc('-', f);
+	fputc('\n', f);
+	free(ids);
+}
+
+/* cpuN.aux mapped (NULL for an empty file); *size its length. */
+static const unsigned char *map_aux(const struct export *x, unsigned int cpu, uint64_t *size)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	void *p;
+	int fd;
+
+	*size = 0;
+	snprintf(path, sizeof(path), "%s/cpu%u.aux", x->cap, cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		fprintf(stderr, "tracebuf: export: cannot read %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return MAP_FAILED;
+	}
+	if (!st.st_size || (uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		*size = (uint64_t)st.st_size;
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "tracebuf: export: cannot map %s: %s\n", path, strerror(errno));
+		return MAP_FAILED;
+	}
+	*size = (uint64_t)st.st_size;
+	return p;
+}
+
+/* The snapshot directories, then OUT/segments. Returns the dirs written. */
+static size_t write_out(struct export *x)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], msg[512];
+	bool *dirs = xrealloc(NULL, x->nsegs, sizeof(*dirs));
+	size_t i, ndirs = 0;
+	unsigned int fi;
+	FILE *f;
+
+	memset(dirs, 0, x->nsegs * sizeof(*dirs));
+
+	for (fi = 0; fi < x->nfiles; fi++) {
+		const struct xfile *xf = &x->files[fi];
+		const unsigned char *aux = NULL;
+		uint64_t asize = 0;
+		bool mapped = false;
+
+		for (i = 0; i < x->nsegs; i++) {
+			struct seg *s = &x->segs[i];
+			uint64_t n;
+			int ret;
+
+			if (s->file != fi || !s->size)
+				continue;
+			if (!s->netms) {
+				fprintf(stderr, "tracebuf: export: segment %zu (cpu%u.aux at 0x%"
+					PRIx64 "): no ETM record before it: not exported\n", i,
+					xf->cpu, s->file_off);
+				x->bad = 1;
+				continue;
+			}
+			if (!mapped) {
+				aux = map_aux(x, xf->cpu, &asize);
+				mapped = true;
+				if (aux == MAP_FAILED) {
+					x->bad = 1;
+					aux = NULL;
+					asize = 0;
+				} else if (asize < xf->described) {
+					fprintf(stderr, "tracebuf: export: %s/cpu%u.aux: %" PRIu64
+						" bytes, the AUX records describe %" PRIu64 "\n",
+						x->cap, xf->cpu, asize, xf->described);
+					x->bad = 1;
+				}
+			}
+			if (s->file_off >= asize)
+				continue;
+			n = asize - s->file_off < s->size ? asize - s->file_off : s->size;
+			if (n % OCSD_FRAME_SIZE) {
+				fprintf(stderr, "tracebuf: export: warning: segment %zu: the last %"
+					PRIu64 " bytes are not a whole %d-byte frame: left out\n",
+					i, n % OCSD_FRAME_SIZE, OCSD_FRAME_SIZE);
+				n -= n % OCSD_FRAME_SIZE;
+			}
+			snprintf(path, sizeof(path), "%s/seg%03zu", x->out, i);
+			ret = ocsd_write_snapshot(path, s->etms, s->netms, aux + s->file_off,
+						  (size_t)n, msg, sizeof(msg));
+			if (ret < 0) {
+				fprintf(stderr, "tracebuf: export: segment %zu: %s\n", i, msg);
+				x->bad = 1;
+				continue;
+			}
+			dirs[i] = true;
+			ndirs++;
+		}
+		if (aux)
+			munmap((void *)aux, (size_t)asize);
+	}
+
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", x->out, SEGMENTS);
+	snprintf(path, sizeof(path), "%s/%s", x->out, SEGMENTS);
+	f = fopen(tmp, "we");
+	if (!f)
+		goto fail;
+	for (i = 0; i < x->nsegs; i++)
+		print_segment(f, i, &x->segs[i], dirs[i]);
+	if (fflush(f) || ferror(f)) {
+		int err = errno;
+
+		fclose(f);
+		errno = err ? err : EIO;
+		goto fail;
+	}
+	if (fclose(f) || rename(tmp, path))
+		goto fail;
+	free(dirs);
+	return ndirs;
+fail:
+	fprintf(stderr, "tracebuf: export: cannot write %s: %s\n", path, strerror(errno));
+	x->bad = 1;
+	free(dirs);
+	return ndirs;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "opencsd", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct export x = { 0 };
+	uint64_t base = 0, total = 0;
+	size_t i, ndirs;
+	char path[PATH_MAX];
+	unsigned int fi;
+	int c, fatal = 0;
+
+	tb_getopt_reset();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				return usage_err("empty output directory", NULL);
+			x.out = optarg;
+			break;
+		case 'h':
+			fputs(export_usage_text, stdout);
+			return TB_EXIT_OK;
+		default:
+			return bad_opt(argv, c);
+		}
+	}
+	if (!x.out)
+		return usage_err("missing the output format and directory (--opencsd OUTDIR)",
+				 NULL);
+	if (optind >= argc)
+		return usage_err("missing capture directory", NULL);
+	if (argc - optind > 1)
+		return usage_err("unexpected argument", argv[optind + 1]);
+	x.cap = argv[optind];
+	/* 'export --opencsd CAPTURE OUTDIR' would write into the capture. */
+	snprintf(path, sizeof(path), "%s/%s", x.out, TB_CAPTURE_META);
+	if (!access(path, F_OK)) {
+		fprintf(stderr, "tracebuf: export: %s holds a capture (meta.json): the output "
+			"directory comes first (--opencsd OUTDIR CAPTURE)\n", x.out);
+		fputs("Try 'tracebuf help' for more information.\n", stderr);
+		return TB_EXIT_USAGE;
+	}
+
+	if (read_capture(&x))
+		return TB_EXIT_FAIL;
+	for (fi = 0; fi < x.nfiles; fi++) {
+		walk_file(&x, fi, base);
+		base += x.files[fi].described;
+	}
+	for (i = 0; i < x.nsegs; i++)
+		total += x.segs[i].size;
+	if (!x.etm_records) {
+		fprintf(stderr, "tracebuf: export: %s: no ETM record: not a CoreSight capture\n",
+			x.cap);
+		fatal = 1;
+	} else if (!total) {
+		fprintf(stderr, "tracebuf: export: %s: no AUX data: nothing to export\n", x.cap);
+		fatal = 1;
+	}
+	if (!fatal && prepare_out(x.out) == 0) {
+		ndirs = write_out(&x);
+		printf("%s: %zu segment%s, %zu snapshot director%s (trc_pkt_lister -ss_dir "
+		       "%s/segNNN -decode)\n", x.out, x.nsegs, x.nsegs == 1 ? "" : "s", ndirs,
+		       ndirs == 1 ? "y" : "ies", x.out);
+	} else {
+		x.bad = 1;
+	}
+	for (i = 0; i < x.nsegs; i++)
+		free(x.segs[i].etms);
+	free(x.segs);
+	free(x.files);
+	return x.bad ? TB_EXIT_FAIL : TB_EXIT_OK;
+}
