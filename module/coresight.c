@@ -138,7 +138,10 @@ static int tb_cs_probe(struct tb_backend *b)
 		ret = tb_cs_check_owner(&d->c);
 		if (!ret) {
 			ret = tb_tmc_probe(k);
-			if (ret)
+			if (ret == -EOPNOTSUPP)
+				pr_warn("tracebuf: coresight: %s: a flat ETR that restarts at its base (no RWP save/restore) cannot continue a ring: not used\n",
+					k->name);
+			else if (ret)
 				pr_warn("tracebuf: coresight: %s is not a usable TMC (%d)\n",
 					k->name, ret);
 		}
@@ -429,7 +432,8 @@ struct tb_cs_buf {
 	u64 last_w;			/* bytes of the last cycle */
 	cpumask_var_t want;		/* CPUs the session traces now */
 	cpumask_var_t on;		/* ETMs enabled */
-	u64 *etm_gen;			/* per CPU: cfg_gen + 1 of its ETM record */
+	struct tb_cs_prog *etm_prog;	/* per CPU: programming in its ETM record */
+	cpumask_var_t etm_recorded;	/* CPUs with an ETM record */
 };
 
 static void *tb_cs_table_alloc(void *ctx, u64 *phys)
@@ -495,7 +499,8 @@ static void tb_cs_free_buf(struct tb_cs_buf *buf, struct tb_aux *aux)
 	tb_sg_free(&buf->sg, &a);
 	kfree(buf->chunk_dma);
 	kfree(buf->chunk_off);
-	kfree(buf->etm_gen);
+	kvfree(buf->etm_prog);
+	free_cpumask_var(buf->etm_recorded);
 	free_cpumask_var(buf->want);
 	free_cpumask_var(buf->on);
 	kfree(buf);
@@ -528,13 +533,14 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	a.ctx = buf;
 	ret = -ENOMEM;
 	if (!zalloc_cpumask_var(&buf->want, GFP_KERNEL) ||
-	    !zalloc_cpumask_var(&buf->on, GFP_KERNEL))
+	    !zalloc_cpumask_var(&buf->on, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&buf->etm_recorded, GFP_KERNEL))
 		goto fail;
-	buf->etm_gen = kcalloc(nr_cpu_ids, sizeof(*buf->etm_gen), GFP_KERNEL);
+	buf->etm_prog = kvcalloc(nr_cpu_ids, sizeof(*buf->etm_prog), GFP_KERNEL);
 	buf->chunk_dma = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_dma), GFP_KERNEL);
 	buf->chunk_off = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_off), GFP_KERNEL);
 	chunks = kcalloc(aux->nr_chunks, sizeof(*chunks), GFP_KERNEL);
-	if (!buf->etm_gen || !buf->chunk_dma || !buf->chunk_off || !chunks)
+	if (!buf->etm_prog || !buf->chunk_dma || !buf->chunk_off || !chunks)
 		goto fail;
 	for (i = 0; i < aux->nr_chunks; i++) {
 		struct page *pg = aux->chunks[i].page;
@@ -599,8 +605,12 @@ static void tb_cs_free_aux(struct tb_aux *aux)
 
 /* --- running the sink (s->trace_lock held, any CPU) --------------------- */
 
-/* Make the device's writes to AUX [off, off + len) visible to the CPU. */
-static void tb_cs_sync_for_cpu(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 len)
+/*
+ * Make the device's writes to AUX [off, off + len) visible to the CPU,
+ * or (to_device) the CPU's writes there to the device.
+ */
+static void tb_cs_sync(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 len,
+		       bool to_device)
 {
 	unsigned int i;
 
@@ -613,11 +623,37 @@ static void tb_cs_sync_for_cpu(struct tb_cs_buf *buf, struct tb_aux *aux, u64 of
 		for (i = 0; i + 1 < aux->nr_chunks && buf->chunk_off[i + 1] <= o; i++)
 			;
 		n = min(len, (PAGE_SIZE << aux->chunks[i].order) - (o - buf->chunk_off[i]));
-		dma_sync_single_for_cpu(buf->dev, buf->chunk_dma[i] + (o - buf->chunk_off[i]),
-					n, DMA_FROM_DEVICE);
+		if (to_device)
+			dma_sync_single_for_device(buf->dev, buf->chunk_dma[i] +
+						   (o - buf->chunk_off[i]), n, DMA_FROM_DEVICE);
+		else
+			dma_sync_single_for_cpu(buf->dev, buf->chunk_dma[i] +
+						(o - buf->chunk_off[i]), n, DMA_FROM_DEVICE);
 		off += n;
 		len -= n;
 	}
+}
+
+/*
+ * Fill the AUX ring from the head to the next 4 KiB granule with
+ * formatter frames that carry nothing (trace ID 0, which decoders
+ * ignore), publish them as padding, and return the new head.
+ */
+static u64 tb_cs_pad_granule(struct tb_cs_buf *buf, struct tb_aux *aux)
+{
+	u64 head = tb_aux_head(aux), end = round_up(head + 1, TB_SG_GRANULE), p;
+
+	for (p = head; p < end; p++) {
+		u64 pos = p & aux->mask;
+		u8 *b = page_address(aux->pages[pos >> PAGE_SHIFT]) + (pos & ~PAGE_MASK);
+
+		/* Frame byte 0: an ID change to the null ID 0; the rest 0. */
+		*b = (p % TB_CS_FRAME_SIZE) ? 0 : 0x01;
+	}
+	tb_cs_sync(buf, aux, head, end - head, true);
+	tb_aux_count_padding(aux, end - head);
+	tb_aux_publish(aux, end, 0);
+	return end;
 }
 
 /* Start the sink so that it writes at AUX position head. */
@@ -639,12 +675,18 @@ static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 					buf->chunk_dma[0] + off);
 		goto out;
 	}
+	if (!k->save_restore && (head & (TB_SG_GRANULE - 1))) {
+		/* It will start at offset 0: that must be the head's granule. */
+		head = tb_cs_pad_granule(buf, aux);
+		off = head & aux->mask;
+	}
 	/*
 	 * Offset 0 of the ETR's buffer at the granule of the consumer's
-	 * tail (snapshot: of the head): a wrap is then an overrun.
+	 * tail (snapshot, or a TMC that restarts at offset 0: of the head):
+	 * a wrap is then an overrun.
 	 */
-	buf->rot = (aux->snapshot ? head : tb_aux_tail(aux)) & aux->mask &
-		~(u64)(TB_SG_GRANULE - 1);
+	buf->rot = (aux->snapshot || !k->save_restore ? head : tb_aux_tail(aux)) &
+		aux->mask & ~(u64)(TB_SG_GRANULE - 1);
 	tb_sg_rotate(&buf->sg, buf->rot);
 	if (buf->dev)
 		for (i = 0; i < buf->sg.nr_tables; i++)
@@ -757,13 +799,23 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, u64 *flags
 	}
 	room = aux->snapshot ? ~0ULL : tb_aux_free_bytes(aux);
 	if (w > room) {
-		lost = w - room;
-		w = room;
+		/*
+		 * Overrun. Keep only what follows the head in write order:
+		 * after a wrap, that is the newest lap's bytes from the head
+		 * up to RWP (nothing if RWP is behind the head).
+		 */
+		u64 keep = w;
+
+		if (at_least)
+			keep = virt >= buf->start_virt ? virt - buf->start_virt : 0;
+		keep = min(keep, room);
+		lost = w - keep;
+		w = keep;
 	} else if (at_least && !aux->snapshot && buf->use_sg) {
 		/* SG: a wrap that stayed in free space lost nothing. */
 		at_least = false;
 	}
-	tb_cs_sync_for_cpu(buf, aux, head, w);
+	tb_cs_sync(buf, aux, head, w, false);
 out:
 	tb_tmc_disable(k);
 	buf->running = false;
@@ -785,7 +837,13 @@ static void tb_cs_etm_record(struct tb_cs_buf *buf, struct tb_cs_etm *e,
 	struct tracebuf_rec_etm *rec;
 	struct tracebuf_wr wr;
 
-	if (buf->etm_gen[e->cpu] == READ_ONCE(s->cfg_gen) + 1)
+	/*
+	 * Only when the programming changed: a configuration change
+	 * re-enables ETMs in cycles before the CONFIG record is written,
+	 * and a decoder must know from here on.
+	 */
+	if (cpumask_test_cpu(e->cpu, buf->etm_recorded) &&
+	    !memcmp(&buf->etm_prog[e->cpu], p, sizeof(*p)))
 		return;
 	if (tracebuf_reserve(s->ring, TRACEBUF_REC_ETM, sizeof(*rec), &wr))
 		return;
@@ -798,7 +856,8 @@ static void tb_cs_etm_record(struct tb_cs_buf *buf, struct tb_cs_etm *e,
 	rec->trcauthstatus = e->caps.trcauthstatus;
 	rec->reserved = 0;
 	tracebuf_commit(s->ring, &wr);
-	buf->etm_gen[e->cpu] = READ_ONCE(s->cfg_gen) + 1;
+	buf->etm_prog[e->cpu] = *p;
+	cpumask_set_cpu(e->cpu, buf->etm_recorded);
 }
 
 /* Enable the ETMs of every wanted CPU that is not on (sink running). */
@@ -840,6 +899,9 @@ static bool tb_cs_room(struct tb_cs_buf *buf, struct tb_aux *aux, bool resuming,
 	if (aux->snapshot)
 		return true;
 	free = tb_aux_free_bytes(aux) - pending;
+	/* Room for a granule of padding too (tb_cs_pad_granule()). */
+	if (free < 2 * TB_SG_GRANULE)
+		return false;
 	if (resuming)
 		return free >= aux->watermark;
 	return free >= max(aux->size / 4, min(2 * buf->last_w, aux->size / 2));

@@ -56,6 +56,13 @@ struct tb_cs_sink {
 	const char *name;
 	u32 type;			/* TRACEBUF_CS_SINK_* */
 	bool sg;			/* ETR: scatter-gather usable */
+	/*
+	 * ETR: RWP and STS.Full are kept across the Disabled state, so
+	 * capture resumes where RWP is programmed (SoC-600 TMC-ETR, like
+	 * Linux's TMC_ETR_SAVE_RESTORE). Otherwise it restarts at offset 0
+	 * of the buffer.
+	 */
+	bool save_restore;
 	u64 sram_size;			/* ETB/ETF: bytes */
 	unsigned int nr_etms;		/* ETMs feeding it */
 	bool present;

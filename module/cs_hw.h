@@ -227,6 +227,8 @@ static inline u32 tb_etm_idr_off(unsigned int n)
 #define TB_TMC_DEVID_CONFIG_TYPE	GENMASK(7, 6)	/* TRACEBUF_CS_SINK_* */
 #define TB_TMC_DEVID_MEMWIDTH		GENMASK(10, 8)
 #define TB_TMC_DEVID_NOSCAT		BIT(24)	/* no scatter-gather */
+/* PIDR0[7:0] | PIDR1[3:0] << 8: the part number */
+#define TB_CS_PART_SOC600_ETR		0x9e8	/* keeps RWP/Full while disabled */
 
 /*
  * ETR scatter-gather tables: 32-bit entries, 4 KiB data pages whatever

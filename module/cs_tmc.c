@@ -26,10 +26,13 @@
 
 int tb_tmc_probe(struct tb_cs_sink *k)
 {
-	u32 devid;
+	u32 devid, part;
 
 	tb_cs_unlock(k->io, k->base);
 	devid = k->io->read(k->base, TB_CS_DEVID);
+	part = (k->io->read(k->base, TB_CS_PIDR0) & 0xff) |
+	       (k->io->read(k->base, TB_CS_PIDR0 + 4) & 0xf) << 8;
+	k->save_restore = part == TB_CS_PART_SOC600_ETR;
 	k->type = FIELD_GET(TB_TMC_DEVID_CONFIG_TYPE, devid);
 	if (k->type != TRACEBUF_CS_SINK_ETR)
 		k->sram_size = (u64)k->io->read(k->base, TB_TMC_RSZ) * 4;
@@ -38,6 +41,12 @@ int tb_tmc_probe(struct tb_cs_sink *k)
 	case TRACEBUF_CS_SINK_ETR:
 		/* SG only when both the firmware and DEVID allow it. */
 		k->sg = k->sg && !(devid & TB_TMC_DEVID_NOSCAT);
+		/*
+		 * A flat buffer that restarts at its base cannot continue
+		 * where the consumer's data ends (no rotation): not supported.
+		 */
+		if (!k->sg && !k->save_restore)
+			return -EOPNOTSUPP;
 		break;
 	case TRACEBUF_CS_SINK_ETB:
 	case TRACEBUF_CS_SINK_ETF:
@@ -70,6 +79,30 @@ static int tb_tmc_start(struct tb_cs_sink *k)
 	return 0;
 }
 
+/*
+ * Unlocked, claimed (self-hosted), TMCReady and Disabled: the state the
+ * TMC is programmed in. On error it is left locked and unclaimed.
+ */
+static int tb_tmc_prepare(struct tb_cs_sink *k)
+{
+	const struct tb_cs_io *io = k->io;
+	int ret;
+
+	tb_cs_unlock(io, k->base);
+	ret = tb_cs_claim(io, k->base);
+	if (!ret) {
+		ret = tb_tmc_ready(k);
+		if (ret)
+			tb_cs_disclaim(io, k->base);
+	}
+	if (ret) {
+		tb_cs_lock(io, k->base);
+		return ret;
+	}
+	io->write(k->base, TB_TMC_CTL, 0);
+	return 0;
+}
+
 int tb_tmc_enable_etr(struct tb_cs_sink *k, u64 dba, bool sg, u64 size, u64 rwp)
 {
 	const struct tb_cs_io *io = k->io;
@@ -77,14 +110,9 @@ int tb_tmc_enable_etr(struct tb_cs_sink *k, u64 dba, bool sg, u64 size, u64 rwp)
 	u32 axictl;
 	int ret;
 
-	tb_cs_unlock(io, b);
-	ret = tb_cs_claim(io, b);
+	ret = tb_tmc_prepare(k);
 	if (ret)
-		goto fail;
-	ret = tb_tmc_ready(k);
-	if (ret)
-		goto disclaim;
-	io->write(b, TB_TMC_CTL, 0);	/* Disabled: everything below may change */
+		return ret;
 	io->write(b, TB_TMC_RSZ, size / 4);
 	io->write(b, TB_TMC_MODE, TB_TMC_MODE_CIRCULAR);
 	axictl = TB_TMC_AXICTL_PROT_CTL_B1 | TB_TMC_AXICTL_CACHE | TB_TMC_AXICTL_BURST_16;
@@ -93,6 +121,7 @@ int tb_tmc_enable_etr(struct tb_cs_sink *k, u64 dba, bool sg, u64 size, u64 rwp)
 	io->write(b, TB_TMC_AXICTL, axictl);
 	io->write(b, TB_TMC_DBALO, lower_32_bits(dba));
 	io->write(b, TB_TMC_DBAHI, upper_32_bits(dba));
+	/* Kept only by TMCs with save/restore (SoC-600); others start at DBA. */
 	io->write(b, TB_TMC_RRP, lower_32_bits(rwp));
 	io->write(b, TB_TMC_RRPHI, upper_32_bits(rwp));
 	io->write(b, TB_TMC_RWP, lower_32_bits(rwp));
@@ -100,11 +129,6 @@ int tb_tmc_enable_etr(struct tb_cs_sink *k, u64 dba, bool sg, u64 size, u64 rwp)
 	io->write(b, TB_TMC_STS, io->read(b, TB_TMC_STS) & ~TB_TMC_STS_FULL);
 	io->write(b, TB_TMC_BUFWM, 0);
 	return tb_tmc_start(k);
-disclaim:
-	tb_cs_disclaim(io, b);
-fail:
-	tb_cs_lock(io, b);
-	return ret;
 }
 
 int tb_tmc_enable_sram(struct tb_cs_sink *k)
@@ -113,25 +137,15 @@ int tb_tmc_enable_sram(struct tb_cs_sink *k)
 	void __iomem *b = k->base;
 	int ret;
 
-	tb_cs_unlock(io, b);
-	ret = tb_cs_claim(io, b);
+	ret = tb_tmc_prepare(k);
 	if (ret)
-		goto fail;
-	ret = tb_tmc_ready(k);
-	if (ret) {
-		tb_cs_disclaim(io, b);
-		goto fail;
-	}
-	io->write(b, TB_TMC_CTL, 0);
+		return ret;
 	io->write(b, TB_TMC_MODE, TB_TMC_MODE_CIRCULAR);
 	io->write(b, TB_TMC_RRP, 0);
 	io->write(b, TB_TMC_RWP, 0);
 	io->write(b, TB_TMC_STS, io->read(b, TB_TMC_STS) & ~TB_TMC_STS_FULL);
 	io->write(b, TB_TMC_BUFWM, 0);
 	return tb_tmc_start(k);
-fail:
-	tb_cs_lock(io, b);
-	return ret;
 }
 
 /*

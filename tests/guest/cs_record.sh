@@ -40,6 +40,9 @@ rec cs_small "--ids $I" -a --duration 1 --aux-size 64K --allow-loss
 emu topology=percpu rate=4096
 rec cs_percpu "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1
 
+emu soc400=1 rate=4096
+rec cs_soc400 "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1
+
 emu sink=etf rate=2048
 rec cs_etf "--ids $(ids)" -a --duration 1 --allow-loss
 

@@ -36,6 +36,7 @@ struct sess {
 	int ro;
 	/* what the data ring told us */
 	uint64_t spans, published, truncated, overwrite, collision, lost, configs, etms;
+	uint64_t lost_atleast;	/* LOST records whose count is a lower bound */
 	uint64_t next;		/* expected aux_offset of the next span */
 	uint64_t last_gen;	/* generation of the last CONFIG record */
 	FILE *cap_aux, *cap_spans;
@@ -233,7 +234,11 @@ static inline void consume(struct sess *x)
 		} else if (r->hdr.type == TRACEBUF_REC_ETM) {
 			x->etms++;
 		} else if (r->hdr.type == TRACEBUF_REC_LOST) {
-			x->lost += ((const struct tracebuf_rec_lost *)(const void *)r)->count;
+			const struct tracebuf_rec_lost *l = (const void *)r;
+
+			x->lost += l->count;
+			if (l->flags & TRACEBUF_LOST_F_AT_LEAST)
+				x->lost_atleast++;
 		}
 		tracebuf_advance(&x->s, r);
 	}

@@ -145,6 +145,9 @@ MODULE_PARM_DESC(syncpr_ro, "TRCIDR3.SYNCPR: TRCSYNCPR read-only (reads 0xc)");
 static uint ccitmin = 4;
 module_param(ccitmin, uint, 0444);
 MODULE_PARM_DESC(ccitmin, "TRCIDR3.CCITMIN: smallest cycle count threshold");
+static bool soc400;
+module_param(soc400, bool, 0444);
+MODULE_PARM_DESC(soc400, "ETR is a SoC-400 TMC (part 0x961): capture restarts at the buffer start, RWP and Full are not kept");
 static uint seed = 1;
 module_param(seed, uint, 0444);
 MODULE_PARM_DESC(seed, "Generator seed (csgen_init(seed, cpu))");
@@ -179,6 +182,7 @@ MODULE_PARM_DESC(rate, "Trace bytes per tick per enabled ETM");
 #define CSEMU_TMC_DEVTYPE_FIFO	0x32	/* trace link, FIFO (ETF) */
 #define CSEMU_ETM_PART		0x95a	/* Cortex-A72 ETM */
 #define CSEMU_TMC_PART_ETR	0x9e8	/* CoreSight SoC-600 TMC-ETR */
+#define CSEMU_TMC_PART_ETR_400	0x961	/* CoreSight SoC-400 TMC */
 #define CSEMU_TMC_PART_ETB	0x9e9
 #define CSEMU_TMC_PART_ETF	0x9ea
 #define CSEMU_DEVID_MEMWIDTH_32	0x2
@@ -687,7 +691,16 @@ static void csemu_sink_start(struct csemu_sink *k)
 		k->sgmode = (k->axictl & TB_TMC_AXICTL_SG) && k->sg_ok;
 		if (!k->size)
 			goto memerr;
-		if (k->sgmode) {
+		if (soc400) {
+			/* SoC-400: capture starts at the buffer start, not empty-full. */
+			k->full = false;
+			if (k->sgmode) {
+				if ((k->dba & (TB_SG_PAGE_SIZE - 1)) || csemu_sg_first(k))
+					goto memerr;
+			} else {
+				k->pos = 0;
+			}
+		} else if (k->sgmode) {
 			if ((k->dba & (TB_SG_PAGE_SIZE - 1)) || csemu_sg_locate(k, rwp))
 				goto memerr;
 		} else {
@@ -913,7 +926,7 @@ static u32 csemu_tmc_part(const struct csemu_sink *k)
 {
 	switch (k->type) {
 	case TRACEBUF_CS_SINK_ETR:
-		return CSEMU_TMC_PART_ETR;
+		return soc400 ? CSEMU_TMC_PART_ETR_400 : CSEMU_TMC_PART_ETR;
 	case TRACEBUF_CS_SINK_ETF:
 		return CSEMU_TMC_PART_ETF;
 	default:
