@@ -24,7 +24,7 @@ if [ ${#configs[@]} -eq 0 ]; then
 	if [ $quick = 1 ]; then
 		configs=(x86_64-6.1)
 	else
-		configs=(x86_64-6.1 x86_64-6.12 arm64-6.1 arm64-6.12 x86_64-debug)
+		configs=(x86_64-6.1 x86_64-6.12 arm64-6.1 arm64-6.12 x86_64-debug arm64-debug)
 	fi
 fi
 
@@ -97,8 +97,8 @@ fi
 #    the guest suite.
 for cfg in "${configs[@]}"; do
 	echo "== $cfg"
-	if [ "$cfg" = x86_64-debug ]; then
-		if ! "$TB_TOP/tests/harness/debug-kernel.sh"; then
+	if [ "${cfg%-debug}" != "$cfg" ]; then
+		if ! "$TB_TOP/tests/harness/debug-kernel.sh" "${cfg%-debug}"; then
 			result "FAIL $cfg/kernel-build"
 			continue
 		fi
@@ -126,7 +126,7 @@ for cfg in "${configs[@]}"; do
 		if (ok) { line = $1 " " $2; for (i = 4; i <= NF; i++) line = line " " $i; print line }
 	}' "$TB_TOP/tests/guest/plan" >"$plan"
 	to=600
-	[ "$cfg" = x86_64-debug ] && to=1500
+	[ "${cfg%-debug}" != "$cfg" ] && to=1500
 	"$TB_TOP/tests/harness/run-guest.sh" --timeout $to "$cfg" "$plan" "$out/$cfg" | collect
 
 	# The harness proves itself: each failure class it must catch.

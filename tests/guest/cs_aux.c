@@ -446,10 +446,20 @@ static void test_sink(const char *param, const char *what, int padded)
 	consume(&x);
 	pad = x.s.ctl->aux_padding;
 	TBT_CHECK(x.published > 0, "%s: published %llu", what, (unsigned long long)x.published);
-	TBT_CHECK(sink_bytes(0) - b0 + pad == x.published + x.lost,
-		  "%s: sink %llu + padding %llu = published %llu + lost %llu", what,
-		  sink_bytes(0) - b0, pad, (unsigned long long)x.published,
-		  (unsigned long long)x.lost);
+	/*
+	 * Exact, unless an ETF/ETB wrapped its SRAM between two drains (a
+	 * slow guest): then the LOST count is a lower bound.
+	 */
+	if (x.lost_atleast)
+		TBT_CHECK(sink_bytes(0) - b0 + pad > x.published + x.lost,
+			  "%s: sink %llu + padding %llu > published %llu + lost %llu (at least)",
+			  what, sink_bytes(0) - b0, pad, (unsigned long long)x.published,
+			  (unsigned long long)x.lost);
+	else
+		TBT_CHECK(sink_bytes(0) - b0 + pad == x.published + x.lost,
+			  "%s: sink %llu + padding %llu = published %llu + lost %llu", what,
+			  sink_bytes(0) - b0, pad, (unsigned long long)x.published,
+			  (unsigned long long)x.lost);
 	TBT_CHECK(!padded || pad > 0, "%s: the kernel padded to 4 KiB granules", what);
 	TBT_CHECK(total_violations() == 0, "%s: violations", what);
 	sess_close(&x);

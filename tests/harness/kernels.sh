@@ -92,7 +92,8 @@ prepare() { # config
 [ $# -gt 0 ] || set -- x86_64-6.1 x86_64-6.12 arm64-6.1 arm64-6.12
 for c in "$@"; do
 	case "$c" in
-	x86_64-debug) "$(dirname "$0")/debug-kernel.sh" ;;
+	x86_64-debug) "$(dirname "$0")/debug-kernel.sh" x86_64 ;;
+	arm64-debug) "$(dirname "$0")/debug-kernel.sh" arm64 ;;
 	*) prepare "$c" ;;
 	esac
 done

@@ -19,7 +19,7 @@ TB_KCACHE=$TRACEBUF_CACHE/kernels
 TB_DEBS=$TRACEBUF_CACHE/debs
 
 # The guest configurations: name -> arch and kernel series.
-TB_CONFIGS="x86_64-6.1 x86_64-6.12 arm64-6.1 arm64-6.12 x86_64-debug"
+TB_CONFIGS="x86_64-6.1 x86_64-6.12 arm64-6.1 arm64-6.12 x86_64-debug arm64-debug"
 
 tb_log() { printf '[tracebuf] %s\n' "$*" >&2; }
 tb_die() { printf '[tracebuf] error: %s\n' "$*" >&2; exit 1; }

@@ -175,15 +175,16 @@ cp -a "$b/ko/." "$r/lib/modules/$kver/"
 grep -v '^[[:space:]]*#' "$plan" | grep -v '^[[:space:]]*$' >"$r/tests/plan" || true
 
 mods=$r/lib/modules/$kver
-if [ "$cfg" = x86_64-debug ]; then
+if [ "${cfg%-debug}" != "$cfg" ]; then
 	kobj=$(tb_cfg_get "$cfg" KDIR)
 	cp "$kobj/modules.builtin" "$kobj/modules.builtin.modinfo" "$kobj/modules.order" "$mods/" 2>/dev/null || true
 else
 	cp "$kroot/lib/modules/$kver/modules.builtin" "$kroot/lib/modules/$kver/modules.builtin.modinfo" \
 		"$kroot/lib/modules/$kver/modules.order" "$mods/"
 fi
-if [ "$arch" = arm64 ]; then
-	# The result channel is a virtio console: bring its modules along.
+if [ "$arch" = arm64 ] && [ -d "$kroot/lib/modules/$kver/kernel" ]; then
+	# The result channel is a virtio console: bring its modules along
+	# (the debug kernel has them built in).
 	for m in drivers/virtio drivers/char; do
 		for f in $(cd "$kroot/lib/modules/$kver/kernel" && find $m -name 'virtio*.ko*'); do
 			mkdir -p "$mods/kernel/$(dirname "$f")"
@@ -219,7 +220,10 @@ x86_64)
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 	;;
 arm64)
-	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg -m 512
+	mem=512
+	# KASAN's shadow memory.
+	[ "$cfg" = arm64-debug ] && mem=1024
+	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg -m $mem
 		-smp 2 -nodefaults -display none -no-reboot -kernel "$kernel"
 		-initrd "$out/initrd.gz"
 		-semihosting-config enable=on,target=native,userspace=on
