@@ -145,8 +145,6 @@ static int tb_cs_probe(struct tb_backend *b)
 				pr_warn("tracebuf: coresight: %s is not a usable TMC (%d)\n",
 					k->name, ret);
 		}
-		if (ret)
-			k->present = false;
 	}
 	for (i = 0; i < p->nr_etms; i++) {
 		const struct tb_cs_etm_desc *d = &p->etms[i];
@@ -198,6 +196,7 @@ static int tb_cs_probe(struct tb_backend *b)
 	if (!n)
 		goto fail_nodev;
 	kfree(ids);
+	pr_info("tracebuf: coresight: %s: %u ETMs, %u sinks\n", p->name, n, p->nr_sinks);
 	b->nr_cpus = n;
 	b->caps_size = sizeof(struct tracebuf_cs_caps);
 	b->flags = p->owner ? TRACEBUF_BACKEND_F_EMULATED : 0;
@@ -432,8 +431,9 @@ struct tb_cs_buf {
 	u64 last_w;			/* bytes of the last cycle */
 	cpumask_var_t want;		/* CPUs the session traces now */
 	cpumask_var_t on;		/* ETMs enabled */
-	struct tb_cs_prog *etm_prog;	/* per CPU: programming in its ETM record */
-	cpumask_var_t etm_recorded;	/* CPUs with an ETM record */
+	/* Every ETM gets the session's programming: the last one recorded, */
+	struct tb_cs_prog rec_prog;
+	cpumask_var_t etm_recorded;	/* and the CPUs with an ETM record of it */
 };
 
 static void *tb_cs_table_alloc(void *ctx, u64 *phys)
@@ -499,7 +499,6 @@ static void tb_cs_free_buf(struct tb_cs_buf *buf, struct tb_aux *aux)
 	tb_sg_free(&buf->sg, &a);
 	kfree(buf->chunk_dma);
 	kfree(buf->chunk_off);
-	kvfree(buf->etm_prog);
 	free_cpumask_var(buf->etm_recorded);
 	free_cpumask_var(buf->want);
 	free_cpumask_var(buf->on);
@@ -536,11 +535,10 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	    !zalloc_cpumask_var(&buf->on, GFP_KERNEL) ||
 	    !zalloc_cpumask_var(&buf->etm_recorded, GFP_KERNEL))
 		goto fail;
-	buf->etm_prog = kvcalloc(nr_cpu_ids, sizeof(*buf->etm_prog), GFP_KERNEL);
 	buf->chunk_dma = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_dma), GFP_KERNEL);
 	buf->chunk_off = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_off), GFP_KERNEL);
 	chunks = kcalloc(aux->nr_chunks, sizeof(*chunks), GFP_KERNEL);
-	if (!buf->etm_prog || !buf->chunk_dma || !buf->chunk_off || !chunks)
+	if (!buf->chunk_dma || !buf->chunk_off || !chunks)
 		goto fail;
 	for (i = 0; i < aux->nr_chunks; i++) {
 		struct page *pg = aux->chunks[i].page;
@@ -754,21 +752,23 @@ static u64 tb_cs_copy_sram(struct tb_cs_buf *buf, struct tb_aux *aux, u64 *lost,
 /*
  * Flush and stop the sink and account for what it wrote since it
  * started: returns the new head and sets *flags (TRUNCATED) after
- * writing a LOST record for bytes that did not fit.
+ * writing a LOST record for bytes that did not fit, or that may be
+ * missing (unsure: an ETM did not drain; or the flush timed out).
  */
-static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, u64 *flags)
+static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsure,
+			   u64 *flags)
 {
 	struct tb_session *s = buf->s;
 	struct tb_cs_sink *k = buf->sink;
 	u64 head = tb_aux_head(aux), w = 0, lost = 0, room, virt;
-	bool at_least = false;
+	bool at_least = false, wrapped;
 	u32 sts;
 
 	*flags = 0;
 	if (!buf->running)
 		return head;
 	if (tb_tmc_flush(k, true))
-		at_least = true;	/* the last bytes may be missing */
+		unsure = true;	/* the last bytes may be missing */
 	if (k->type != TRACEBUF_CS_SINK_ETR) {
 		w = tb_cs_copy_sram(buf, aux, &lost, &at_least);
 		goto out;
@@ -790,13 +790,13 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, u64 *flags
 	} else {
 		virt = (tb_tmc_rwp(k) - buf->chunk_dma[0]) & aux->mask;
 	}
-	if (sts & TB_TMC_STS_FULL) {
-		/* Wrapped: at least once around; more cannot be seen. */
-		w = aux->size - buf->start_virt + virt;
-		at_least = true;
-	} else {
-		w = virt - buf->start_virt;
-	}
+	/*
+	 * Wrapped: at least once around; more laps cannot be seen. With the
+	 * SG table rotated at the tail, a wrap that fits in the free space
+	 * lost nothing; a flat buffer's wrap is counted as one (top of file).
+	 */
+	wrapped = sts & TB_TMC_STS_FULL;
+	w = wrapped ? aux->size - buf->start_virt + virt : virt - buf->start_virt;
 	room = aux->snapshot ? ~0ULL : tb_aux_free_bytes(aux);
 	if (w > room) {
 		/*
@@ -806,14 +806,12 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, u64 *flags
 		 */
 		u64 keep = w;
 
-		if (at_least)
+		if (wrapped)
 			keep = virt >= buf->start_virt ? virt - buf->start_virt : 0;
 		keep = min(keep, room);
 		lost = w - keep;
 		w = keep;
-	} else if (at_least && !aux->snapshot && buf->use_sg) {
-		/* SG: a wrap that stayed in free space lost nothing. */
-		at_least = false;
+		at_least = wrapped;
 	}
 	tb_cs_sync(buf, aux, head, w, false);
 out:
@@ -821,8 +819,8 @@ out:
 	buf->running = false;
 	if (aux->snapshot)
 		return head + w;
-	if (lost || (at_least && k->type != TRACEBUF_CS_SINK_ETR)) {
-		tb_cs_lost(s, lost, at_least);
+	if (lost || at_least || unsure) {
+		tb_cs_lost(s, lost, at_least || unsure);
 		*flags |= TRACEBUF_AUX_F_TRUNCATED;
 	}
 	return head + w;
@@ -842,8 +840,11 @@ static void tb_cs_etm_record(struct tb_cs_buf *buf, struct tb_cs_etm *e,
 	 * re-enables ETMs in cycles before the CONFIG record is written,
 	 * and a decoder must know from here on.
 	 */
-	if (cpumask_test_cpu(e->cpu, buf->etm_recorded) &&
-	    !memcmp(&buf->etm_prog[e->cpu], p, sizeof(*p)))
+	if (memcmp(&buf->rec_prog, p, sizeof(*p))) {
+		buf->rec_prog = *p;
+		cpumask_clear(buf->etm_recorded);
+	}
+	if (cpumask_test_cpu(e->cpu, buf->etm_recorded))
 		return;
 	if (tracebuf_reserve(s->ring, TRACEBUF_REC_ETM, sizeof(*rec), &wr))
 		return;
@@ -856,7 +857,6 @@ static void tb_cs_etm_record(struct tb_cs_buf *buf, struct tb_cs_etm *e,
 	rec->trcauthstatus = e->caps.trcauthstatus;
 	rec->reserved = 0;
 	tracebuf_commit(s->ring, &wr);
-	buf->etm_prog[e->cpu] = *p;
 	cpumask_set_cpu(e->cpu, buf->etm_recorded);
 }
 
@@ -881,13 +881,17 @@ static int tb_cs_etms_on(struct tb_cs_buf *buf)
 	return 0;
 }
 
-static void tb_cs_etms_off(struct tb_cs_buf *buf)
+/* False if an ETM did not drain (its last bytes may be missing). */
+static bool tb_cs_etms_off(struct tb_cs_buf *buf)
 {
 	unsigned int cpu;
+	bool drained = true;
 
 	for_each_cpu(cpu, buf->on)
-		tb_etm_disable(tb_cs_etm(cpu));
+		if (tb_etm_disable(tb_cs_etm(cpu)))
+			drained = false;
 	cpumask_clear(buf->on);
+	return drained;
 }
 
 /* Enough room to run until the next drain, once pending more are published? */
@@ -936,8 +940,9 @@ static int tb_cs_cycle(struct tb_cs_buf *buf, bool restart)
 	u64 head, old = tb_aux_head(aux), flags = 0;
 
 	if (buf->running) {
-		tb_cs_etms_off(buf);
-		head = tb_cs_sink_stop(buf, aux, &flags);
+		bool drained = tb_cs_etms_off(buf);
+
+		head = tb_cs_sink_stop(buf, aux, !drained, &flags);
 		buf->last_w = head - old;
 		if (restart && !aux->snapshot && !cpumask_empty(buf->want) &&
 		    !tb_cs_room(buf, aux, buf->paused, head - old))
@@ -1263,7 +1268,7 @@ int tb_cs_init(void)
 		tb_cs_real_free();
 		return 0;	/* no CoreSight here: an emulator may come */
 	}
-	tb_cs_real.name = "mmio";
+	tb_cs_real.name = nr_etm_base ? "module parameters" : "device tree";
 	tb_cs_real.io = &tb_cs_mmio;
 	tb_cs_real.etms = tb_cs_real_etms;
 	tb_cs_real.sinks = tb_cs_real_sinks;

@@ -20,7 +20,6 @@ struct tb_cs_etm {
 	const char *name;
 	unsigned int cpu;
 	unsigned int sink;
-	bool present;
 	struct tracebuf_cs_caps caps;	/* ID registers, trace ID, sink */
 };
 

@@ -120,7 +120,6 @@ int tb_etm_probe(struct tb_cs_etm *e)
 	/* AUTHSTATUS.NSNID 0b10: non-secure non-invasive debug (trace) disabled. */
 	if (((e->caps.trcauthstatus >> 2) & 0x3) == 0x2)
 		return -EACCES;
-	e->present = true;
 	return 0;
 }
 

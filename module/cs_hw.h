@@ -230,22 +230,7 @@ static inline u32 tb_etm_idr_off(unsigned int n)
 /* PIDR0[7:0] | PIDR1[3:0] << 8: the part number */
 #define TB_CS_PART_SOC600_ETR		0x9e8	/* keeps RWP/Full while disabled */
 
-/*
- * ETR scatter-gather tables: 32-bit entries, 4 KiB data pages whatever
- * the CPU's page size, PA[39:12] in bits 31:4, the type in bits 1:0.
- * NORMAL points at a data page, LINK at the next table page, LAST at the
- * final data page (after it the ETR wraps to the first entry). Tables
- * are 4 KiB pages of 1024 entries.
- */
-#define TB_SG_PAGE_SHIFT		12
-#define TB_SG_PAGE_SIZE			BIT(TB_SG_PAGE_SHIFT)
-#define TB_SG_ENTRY_ADDR_SHIFT		4
-#define TB_SG_ENTRY_TYPE		GENMASK(1, 0)
-#define TB_SG_ENTRY_LAST		0x1
-#define TB_SG_ENTRY_NORMAL		0x2
-#define TB_SG_ENTRY_LINK		0x3
-#define TB_SG_ENTRIES_PER_TABLE		(TB_SG_PAGE_SIZE / 4)
-#define TB_SG_MAX_PA			((1ULL << 40) - 1)
+/* ETR scatter-gather tables: the entry format is in cs_sg.h. */
 
 /* The formatted stream: 16-byte frames (ARM IHI0029 D4) */
 #define TB_CS_FRAME_SIZE		16

@@ -10,17 +10,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #endif
-#include <linux/bits.h>
 #include "cs_sg.h"
-
-#define TB_SG_TYPE_LAST		0x1
-#define TB_SG_TYPE_NORMAL	0x2
-#define TB_SG_TYPE_LINK		0x3
-#define TB_SG_MAX_PA		BIT_ULL(40)
 
 static u32 tb_sg_entry(u64 pa, u32 type)
 {
-	return (u32)((pa >> 12) << 4) | type;
+	return (u32)((pa >> TB_SG_PAGE_SHIFT) << TB_SG_ENTRY_ADDR_SHIFT) | type;
 }
 
 static int tb_sg_span_cmp(const void *a, const void *b)
@@ -42,8 +36,11 @@ void tb_sg_free(struct tb_sg *t, const struct tb_sg_alloc *a)
 	}
 	if (t->spans)
 		a->array_free(a->ctx, t->spans);
+	if (t->order)
+		a->array_free(a->ctx, t->order);
 	t->tables = NULL;
 	t->spans = NULL;
+	t->order = NULL;
 	t->nr_tables = 0;
 	t->nr_spans = 0;
 }
@@ -56,6 +53,7 @@ int tb_sg_build(struct tb_sg *t, const struct tb_sg_chunk *chunks,
 
 	t->tables = NULL;
 	t->spans = NULL;
+	t->order = NULL;
 	t->nr_tables = 0;
 	t->nr_spans = 0;
 	if (!nr)
@@ -63,7 +61,7 @@ int tb_sg_build(struct tb_sg *t, const struct tb_sg_chunk *chunks,
 	for (i = 0; i < nr; i++) {
 		if (!chunks[i].size || chunks[i].size % TB_SG_GRANULE ||
 		    chunks[i].phys % TB_SG_GRANULE ||
-		    chunks[i].phys + chunks[i].size > TB_SG_MAX_PA ||
+		    chunks[i].phys + chunks[i].size - 1 > TB_SG_MAX_PA ||
 		    chunks[i].phys + chunks[i].size < chunks[i].phys)
 			return -EINVAL;
 		entries += chunks[i].size / TB_SG_GRANULE;
@@ -74,7 +72,8 @@ int tb_sg_build(struct tb_sg *t, const struct tb_sg_chunk *chunks,
 				    TB_SG_TABLE_ENTRIES - 2) / (TB_SG_TABLE_ENTRIES - 1));
 	t->tables = a->array_alloc(a->ctx, t->nr_tables * sizeof(*t->tables));
 	t->spans = a->array_alloc(a->ctx, nr * sizeof(*t->spans));
-	if (!t->tables || !t->spans)
+	t->order = a->array_alloc(a->ctx, nr * sizeof(*t->order));
+	if (!t->tables || !t->spans || !t->order)
 		goto nomem;
 	for (i = 0; i < t->nr_tables; i++) {
 		t->tables[i].ent = a->table_alloc(a->ctx, &t->tables[i].phys);
@@ -85,20 +84,21 @@ int tb_sg_build(struct tb_sg *t, const struct tb_sg_chunk *chunks,
 	t->size = entries * TB_SG_GRANULE;
 	t->nr_entries = entries;
 	for (i = 0; i < nr; i++) {
-		t->spans[i].phys = chunks[i].phys;
-		t->spans[i].size = chunks[i].size;
-		t->spans[i].offset = off;
+		t->order[i].phys = chunks[i].phys;
+		t->order[i].size = chunks[i].size;
+		t->order[i].offset = off;
+		t->spans[i] = t->order[i];
 		for (g = 0; g < chunks[i].size; g += TB_SG_GRANULE) {
 			if (idx == TB_SG_TABLE_ENTRIES - 1 && tab + 1 < t->nr_tables) {
 				t->tables[tab].ent[idx] =
-					tb_sg_entry(t->tables[tab + 1].phys, TB_SG_TYPE_LINK);
+					tb_sg_entry(t->tables[tab + 1].phys, TB_SG_ENTRY_LINK);
 				tab++;
 				idx = 0;
 			}
 			done++;
 			t->tables[tab].ent[idx++] =
 				tb_sg_entry(chunks[i].phys + g, done == entries ?
-					    TB_SG_TYPE_LAST : TB_SG_TYPE_NORMAL);
+					    TB_SG_ENTRY_LAST : TB_SG_ENTRY_NORMAL);
 		}
 		off += chunks[i].size;
 	}
@@ -144,25 +144,42 @@ static u32 *tb_sg_slot(const struct tb_sg *t, u64 i)
 	return &t->tables[tab].ent[i - tab * (TB_SG_TABLE_ENTRIES - 1)];
 }
 
+/* The chunk (in AUX order) holding AUX offset off (< size). */
+static unsigned int tb_sg_chunk_of(const struct tb_sg *t, u64 off)
+{
+	unsigned int lo = 0, hi = t->nr_spans;
+
+	while (hi - lo > 1) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (t->order[mid].offset <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void tb_sg_rotate(struct tb_sg *t, u64 first)
 {
-	u64 i;
+	unsigned int c = tb_sg_chunk_of(t, first & (t->size - 1));
+	u64 in = (first & (t->size - 1)) - t->order[c].offset, i;
 
 	for (i = 0; i < t->nr_entries; i++) {
-		u64 off = (first + i * TB_SG_GRANULE) & (t->size - 1);
-
-		*tb_sg_slot(t, i) = tb_sg_entry(tb_sg_phys(t, off),
+		*tb_sg_slot(t, i) = tb_sg_entry(t->order[c].phys + in,
 						i + 1 == t->nr_entries ?
-						TB_SG_TYPE_LAST : TB_SG_TYPE_NORMAL);
+						TB_SG_ENTRY_LAST : TB_SG_ENTRY_NORMAL);
+		in += TB_SG_GRANULE;
+		if (in == t->order[c].size) {
+			in = 0;
+			c = c + 1 == t->nr_spans ? 0 : c + 1;
+		}
 	}
 }
 
 u64 tb_sg_phys(const struct tb_sg *t, u64 off)
 {
-	unsigned int i;
+	unsigned int c = tb_sg_chunk_of(t, off);
 
-	for (i = 0; i < t->nr_spans; i++)
-		if (off - t->spans[i].offset < t->spans[i].size)
-			return t->spans[i].phys + (off - t->spans[i].offset);
-	return 0;
+	return t->order[c].phys + (off - t->order[c].offset);
 }

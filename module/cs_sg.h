@@ -20,10 +20,24 @@
 #ifndef _TRACEBUF_CS_SG_H
 #define _TRACEBUF_CS_SG_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
-#define TB_SG_GRANULE		4096U
-#define TB_SG_TABLE_ENTRIES	1024U
+/*
+ * The entry format: 32-bit entries, PA[39:12] in bits 31:4, the type in
+ * bits 1:0. NORMAL points at a data granule, LINK at the next table
+ * page, LAST at the final data granule (after it the ETR wraps to the
+ * first entry).
+ */
+#define TB_SG_PAGE_SHIFT	12
+#define TB_SG_GRANULE		BIT(TB_SG_PAGE_SHIFT)	/* data granule and table page */
+#define TB_SG_TABLE_ENTRIES	(TB_SG_GRANULE / 4)
+#define TB_SG_ENTRY_ADDR_SHIFT	4
+#define TB_SG_ENTRY_TYPE	GENMASK(1, 0)
+#define TB_SG_ENTRY_LAST	0x1
+#define TB_SG_ENTRY_NORMAL	0x2
+#define TB_SG_ENTRY_LINK	0x3
+#define TB_SG_MAX_PA		(BIT_ULL(40) - 1)
 
 /* One physically contiguous piece of the AUX ring, in AUX order. */
 struct tb_sg_chunk {
@@ -47,6 +61,7 @@ struct tb_sg {
 	struct tb_sg_table_page *tables;
 	unsigned int nr_tables;
 	struct tb_sg_span *spans;	/* sorted by phys */
+	struct tb_sg_span *order;	/* the same, in AUX order */
 	unsigned int nr_spans;
 	u64 size;			/* data bytes */
 	u64 nr_entries;			/* data entries (granules) */
@@ -82,11 +97,12 @@ int tb_sg_offset(const struct tb_sg *t, u64 pa, u64 *off);
  * Rewrite the data entries so that the ETR's buffer starts at AUX offset
  * first (granule aligned) and runs on around the ring: entry i holds the
  * granule at AUX offset (first + 4 KiB * i) mod size. LINKs stay.
+ * O(entries): it runs with interrupts off at every sink restart.
  * Buffer offset o is then AUX offset (first + o) mod size.
  */
 void tb_sg_rotate(struct tb_sg *t, u64 first);
 
-/* Physical address of AUX offset off (< size). */
+/* Physical address of AUX offset off (< size); O(log chunks). */
 u64 tb_sg_phys(const struct tb_sg *t, u64 off);
 
 #endif /* _TRACEBUF_CS_SG_H */

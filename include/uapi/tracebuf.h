@@ -604,7 +604,7 @@ enum tracebuf_lost_reason {
 };
 
 /* struct tracebuf_rec_lost.flags */
-#define TRACEBUF_LOST_F_AT_LEAST (1U << 0)	/* count is a lower bound */
+#define TRACEBUF_LOST_F_AT_LEAST (1U << 0)	/* count is a lower bound: more may be missing */
 
 /* A span of the AUX ring the hardware wrote (the AUX issue). */
 struct tracebuf_rec_aux {

@@ -99,6 +99,7 @@
 #include <tracebuf.h>
 
 #include "cs_hw.h"
+#include "cs_sg.h"
 #include "csemu_gen.h"
 
 /* ---- parameters ---- */
@@ -490,7 +491,7 @@ static int csemu_sg_resolve(struct csemu_sink *k)
 	u32 e;
 
 	for (hops = 0; hops < CSEMU_SG_MAX_HOPS; hops++) {
-		if (k->ent >= TB_SG_ENTRIES_PER_TABLE || !csemu_pa_ok(k->tbl))
+		if (k->ent >= TB_SG_TABLE_ENTRIES || !csemu_pa_ok(k->tbl))
 			return -EIO;
 		e = le32_to_cpu(READ_ONCE(((__le32 *)csemu_va(k->tbl))[k->ent]));
 		switch (e & TB_SG_ENTRY_TYPE) {
@@ -534,7 +535,7 @@ static int csemu_sg_next(struct csemu_sink *k)
 /* SG: walk the table to the data page holding rwp. */
 static int csemu_sg_locate(struct csemu_sink *k, u64 rwp)
 {
-	u64 target = rwp & ~(u64)(TB_SG_PAGE_SIZE - 1);
+	u64 target = rwp & ~(u64)(TB_SG_GRANULE - 1);
 
 	if (csemu_sg_first(k))
 		return -EIO;
@@ -543,9 +544,9 @@ static int csemu_sg_locate(struct csemu_sink *k, u64 rwp)
 			k->pos += rwp - target;
 			return k->pos < k->size ? 0 : -ERANGE;
 		}
-		if (k->last || k->pos + TB_SG_PAGE_SIZE >= k->size)
+		if (k->last || k->pos + TB_SG_GRANULE >= k->size)
 			return -ERANGE;
-		k->pos += TB_SG_PAGE_SIZE;
+		k->pos += TB_SG_GRANULE;
 		k->ent++;
 		if (csemu_sg_resolve(k))
 			return -EIO;
@@ -558,9 +559,9 @@ static void csemu_etr_write(struct csemu_sink *k, const u8 *src, size_t len)
 
 	while (len) {
 		if (k->sgmode) {
-			off = k->pos & (TB_SG_PAGE_SIZE - 1);
+			off = k->pos & (TB_SG_GRANULE - 1);
 			pa = k->page + off;
-			n = min_t(u64, len, TB_SG_PAGE_SIZE - off);
+			n = min_t(u64, len, TB_SG_GRANULE - off);
 		} else {
 			pa = k->dba + k->pos;
 			if (!csemu_pa_ok(pa))
@@ -575,7 +576,7 @@ static void csemu_etr_write(struct csemu_sink *k, const u8 *src, size_t len)
 		k->pos += n;
 		csemu_set_rwp(k, pa + n);
 		if (k->sgmode) {
-			if (!(k->pos & (TB_SG_PAGE_SIZE - 1)) || k->pos >= k->size) {
+			if (!(k->pos & (TB_SG_GRANULE - 1)) || k->pos >= k->size) {
 				if (csemu_sg_next(k))
 					goto memerr;
 				csemu_set_rwp(k, k->page);
@@ -695,13 +696,13 @@ static void csemu_sink_start(struct csemu_sink *k)
 			/* SoC-400: capture starts at the buffer start, not empty-full. */
 			k->full = false;
 			if (k->sgmode) {
-				if ((k->dba & (TB_SG_PAGE_SIZE - 1)) || csemu_sg_first(k))
+				if ((k->dba & (TB_SG_GRANULE - 1)) || csemu_sg_first(k))
 					goto memerr;
 			} else {
 				k->pos = 0;
 			}
 		} else if (k->sgmode) {
-			if ((k->dba & (TB_SG_PAGE_SIZE - 1)) || csemu_sg_locate(k, rwp))
+			if ((k->dba & (TB_SG_GRANULE - 1)) || csemu_sg_locate(k, rwp))
 				goto memerr;
 		} else {
 			if (rwp < k->dba || rwp - k->dba >= k->size)
