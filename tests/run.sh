@@ -33,6 +33,11 @@ rm -rf "$out"
 mkdir -p "$out"
 log=$out/results.txt
 : >"$log"
+# Results of steps run before this one (.ci/run: 'make demo') count here.
+if [ -n "${TB_EXTRA_RESULTS:-}" ] && [ -f "$TB_EXTRA_RESULTS" ]; then
+	echo "== earlier steps ($TB_EXTRA_RESULTS)"
+	grep -E '^(PASS|FAIL|SKIP) ' "$TB_EXTRA_RESULTS" | tee -a "$log"
+fi
 
 # Print a result line and keep it for the summary.
 result() { echo "$*" | tee -a "$log"; }

@@ -11,6 +11,9 @@ out=$TB_TOP/build/demo
 tb_log "building tracebuf for $cfg"
 "$TB_TOP/tests/harness/build-guest.sh" "$cfg" >/dev/null
 make -s -C "$TB_TOP/userspace" O="$TB_TOP/build/user" LIBIPT=1 >/dev/null
+# The guest's capture is checked on the host by ptcheck (run-guest.sh), as
+# every test capture is: build it here too, or a fresh clone has none.
+make -s -C "$TB_TOP/tests/host" O="$TB_TOP/build" >/dev/null
 mkdir -p "$out"
 echo "demo 300" >"$out/plan.in"
 tb_log "booting $cfg ($(tb_cfg_get "$cfg" KVER)) under QEMU TCG"
@@ -19,8 +22,8 @@ echo
 sed -n '/^=== tracebuf test demo$/,/^=== tracebuf test demo: /p' "$out/guest/console.txt" |
 	sed '1d;$d' | grep -v '^\[ *[0-9.]*\] '
 echo
+echo "$res"
 if echo "$res" | grep -q '^FAIL'; then
-	echo "$res"
 	tb_die "the demo guest failed; console log: $out/guest/console.txt"
 fi
 cap=$out/guest/cap/demo
