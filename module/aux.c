@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The AUX ring: allocation, the mapping at ctl->aux_offset, and publishing
- * what the hardware wrote.
- *
- * Lifetime. The AUX area is created by its first mmap (under s->lock) and
- * counted by its VMAs (aux->mmap_count, under s->lock: vm_ops open/close).
- * When the last AUX VMA goes away the core stops the hardware on every CPU
- * (tb_trace_disable: synchronous IPIs, drain timer cancelled) and only
- * then frees the backend's tables and the pages. It can then be mapped
- * again, with any valid offset and size.
+ * The AUX ring, as a mechanism: allocating and freeing its pages, and
+ * publishing what the hardware wrote. The policy around it (the mapping
+ * at ctl->aux_offset and its lifetime) is session.c's; this file calls
+ * nothing above itself but the data ring.
  *
  * Barriers (the data ring's A-E protocol, in module/ring.c, carries over):
  *
@@ -32,13 +27,12 @@
 
 #include "internal.h"
 #include "aux.h"
-#include "backend.h"
 #include "ring.h"
 
 /* Largest chunk we ask the page allocator for: 1 MiB. */
 #define TB_AUX_MAX_ORDER	8
 
-static void tb_aux_free(struct tb_aux *aux)
+void tb_aux_free(struct tb_aux *aux)
 {
 	unsigned int i;
 
@@ -54,11 +48,12 @@ static void tb_aux_free(struct tb_aux *aux)
 /*
  * Zeroed pages on the traced CPU's node, high order first, falling back to
  * smaller orders; each chunk is split so every page can be mapped alone.
+ * contiguous: one chunk, at most 2^TB_AUX_MAX_ORDER pages, or NULL.
  */
-static struct tb_aux *tb_aux_alloc(struct tb_session *s, u64 size, bool snapshot)
+struct tb_aux *tb_aux_alloc(struct tb_session *s, u64 size, bool snapshot,
+			    bool contiguous)
 {
 	unsigned int n = size >> PAGE_SHIFT, max_order;
-	bool contiguous = false;
 	struct tb_aux *aux;
 
 	aux = kzalloc(sizeof(*aux), GFP_KERNEL);
@@ -73,11 +68,10 @@ static struct tb_aux *tb_aux_alloc(struct tb_session *s, u64 size, bool snapshot
 	 * eight chunks so a stalled consumer blocks at most an eighth.
 	 */
 	max_order = min_t(unsigned int, TB_AUX_MAX_ORDER, ilog2(n));
-	if (s->backend->aux_contiguous && s->backend->aux_contiguous(s)) {
+	if (contiguous) {
 		/* One chunk (n is a power of two), at most 2^TB_AUX_MAX_ORDER pages. */
 		if (ilog2(n) > TB_AUX_MAX_ORDER)
 			goto fail;
-		contiguous = true;
 	} else if (!snapshot) {
 		max_order = min_t(unsigned int, max_order, n >= 8 ? ilog2(n / 8) : 0);
 	}
@@ -88,7 +82,8 @@ static struct tb_aux *tb_aux_alloc(struct tb_session *s, u64 size, bool snapshot
 		unsigned int i;
 
 		for (;;) {
-			page = alloc_pages_node(s->node, GFP_KERNEL | __GFP_ZERO |
+			/* __GFP_ACCOUNT: the memory cgroup sees it. */
+			page = alloc_pages_node(s->node, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 						(order ? __GFP_NOWARN | __GFP_NORETRY : 0),
 						order);
 			if (page || !order || contiguous)
@@ -112,134 +107,6 @@ static struct tb_aux *tb_aux_alloc(struct tb_session *s, u64 size, bool snapshot
 fail:
 	tb_aux_free(aux);
 	return NULL;
-}
-
-/* Under s->lock: the last AUX VMA is gone. */
-static void tb_aux_destroy(struct tb_session *s)
-{
-	struct tb_aux *aux = s->aux;
-	unsigned long flags;
-
-	tb_trace_disable(s);	/* every CPU stopped, timer and works idle */
-	spin_lock_irqsave(&s->trace_lock, flags);
-	s->aux = NULL;		/* no drain can start: nothing is active */
-	spin_unlock_irqrestore(&s->trace_lock, flags);
-	WRITE_ONCE(s->aux_watermark, 0);
-	tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_AUX_SNAPSHOT);
-	if (s->backend->free_aux)
-		s->backend->free_aux(aux);
-	tb_aux_free(aux);
-}
-
-static void tb_aux_vm_open(struct vm_area_struct *vma)
-{
-	struct tb_session *s = vma->vm_file->private_data;
-
-	mutex_lock(&s->lock);
-	s->aux->mmap_count++;
-	mutex_unlock(&s->lock);
-}
-
-static void tb_aux_vm_close(struct vm_area_struct *vma)
-{
-	struct tb_session *s = vma->vm_file->private_data;
-
-	mutex_lock(&s->lock);
-	if (!--s->aux->mmap_count)
-		tb_aux_destroy(s);
-	mutex_unlock(&s->lock);
-}
-
-static int tb_aux_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
-{
-	return -EINVAL;		/* partial munmap: all or nothing */
-}
-
-static const struct vm_operations_struct tb_aux_vm_ops = {
-	.open		= tb_aux_vm_open,
-	.close		= tb_aux_vm_close,
-	.may_split	= tb_aux_vm_may_split,
-};
-
-int tb_aux_mmap(struct tb_session *s, struct vm_area_struct *vma)
-{
-	unsigned long len = vma->vm_end - vma->vm_start;
-	bool snapshot = !(vma->vm_flags & VM_WRITE);
-	struct tracebuf_ctl *ctl;
-	struct tb_aux *aux;
-	u64 off, size;
-	unsigned int i;
-	int ret;
-
-	mutex_lock(&s->lock);
-	ret = -ENXIO;
-	if (!s->ring || atomic_read(&s->consumer) != TB_CONSUMER_MMAP)
-		goto out;
-	ret = -ENODEV;
-	if (!s->backend)
-		goto out;
-	ctl = s->ring->ctl;
-	/* Read once: the control page is the user's to scribble on. */
-	off = READ_ONCE(ctl->aux_offset);
-	size = READ_ONCE(ctl->aux_size);
-	ret = -EINVAL;
-	if (off != (u64)vma->vm_pgoff << PAGE_SHIFT || off & ~PAGE_MASK ||
-	    off < PAGE_SIZE + 2 * s->ring->size || size != len ||
-	    size < PAGE_SIZE || size > TRACEBUF_AUX_SIZE_MAX ||
-	    !is_power_of_2(size))
-		goto out;
-	aux = s->aux;
-	if (aux && (aux->pgoff != vma->vm_pgoff || aux->size != size ||
-		    aux->snapshot != snapshot))
-		goto out;
-	if (!aux) {
-		/* A watermark the ring can never reach: -EINVAL. */
-		if (s->setup.aux_watermark > size)
-			goto out;
-		ret = -ENOMEM;
-		aux = tb_aux_alloc(s, size, snapshot);
-		if (!aux)
-			goto out;
-		aux->pgoff = vma->vm_pgoff;
-		aux->watermark = s->setup.aux_watermark ?: size / 2;
-		ret = s->backend->setup_aux(s, aux);
-		if (ret) {
-			tb_aux_free(aux);
-			goto out;
-		}
-		/* Positions run on from where a previous AUX area ended. */
-		aux->tail = s->aux_head;
-		WRITE_ONCE(ctl->aux_tail, s->aux_head);
-		WRITE_ONCE(ctl->aux_head, s->aux_head);
-		/* Snapshot mode has no AUX watermark: nothing is consumed. */
-		WRITE_ONCE(s->aux_watermark, snapshot ? 0 : aux->watermark);
-		if (snapshot)
-			tb_ring_flags(s->ring, TRACEBUF_CTL_F_AUX_SNAPSHOT, 0);
-		s->aux = aux;
-	}
-
-	tb_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	tb_vm_flags_clear(vma, VM_MAYEXEC);
-	if (snapshot)
-		tb_vm_flags_clear(vma, VM_MAYWRITE);
-	ret = 0;
-	for (i = 0; !ret && i < aux->nr_pages; i++)
-		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
-				     aux->pages[i]);
-	if (ret) {
-		/* mmap fails: no VMA, so no close; drop a fresh area now. */
-		if (!aux->mmap_count) {
-			s->backend->free_aux(aux);
-			s->aux = NULL;
-			tb_aux_free(aux);
-		}
-		goto out;
-	}
-	aux->mmap_count++;
-	vma->vm_ops = &tb_aux_vm_ops;
-out:
-	mutex_unlock(&s->lock);
-	return ret;
 }
 
 /* The consumer's aux_tail, validated (I). Under s->trace_lock. */

@@ -31,6 +31,7 @@ struct tb_aux {
 	bool snapshot;			/* read-only mapping: wrap freely */
 	u64 watermark;			/* wake/restart at this many bytes */
 	void *priv;			/* the backend's output tables */
+	unsigned int table_pages;	/* pages those take: set by setup_aux */
 	int mmap_count;			/* VMAs of the AUX area; under s->lock */
 
 	/*
@@ -42,7 +43,9 @@ struct tb_aux {
 	u64 snap_written;		/* snapshot: bytes written since last publish */
 };
 
-int tb_aux_mmap(struct tb_session *s, struct vm_area_struct *vma);
+struct tb_aux *tb_aux_alloc(struct tb_session *s, u64 size, bool snapshot,
+			    bool contiguous);
+void tb_aux_free(struct tb_aux *aux);
 u64 tb_aux_tail(struct tb_aux *aux);
 u64 tb_aux_free_bytes(struct tb_aux *aux);
 void tb_aux_publish(struct tb_aux *aux, u64 new_head, u64 flags);

@@ -77,6 +77,7 @@ int tb_backends_init(void)
 {
 	unsigned int i;
 
+	BUILD_BUG_ON(ARRAY_SIZE(tb_all_backends) > TB_BACKENDS_MAX + 1);
 	mutex_lock(&tb_backends_lock);
 	for (i = 0; i < ARRAY_SIZE(tb_all_backends); i++)
 		if (tb_all_backends[i])

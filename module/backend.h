@@ -79,6 +79,9 @@ struct tb_backend {
 	struct module *owner;
 };
 
+/* At most this many backends are ever present at once. */
+#define TB_BACKENDS_MAX		4
+
 int tb_backends_init(void);
 void tb_backends_exit(void);
 /*

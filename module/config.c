@@ -10,13 +10,14 @@
  * done under the session's lock, as the 2018 review of SET_DRV_CONFIG
  * suggested: on each traced CPU, with interrupts off and s->trace_lock
  * held, stop the hardware, publish, write the CONFIG record, restart
- * (trace.c: tb_trace_reconfigure). No generation tracking is needed, and
- * no other session can take the hardware in between.
+ * (trace.c: tb_trace_reconfigure; a session of several CPUs stops them all
+ * first). No generation tracking is needed. Privileged keys need
+ * CAP_PERFMON of the opener (acct.c).
  *
  * Lifetime: s->cfg_* are created at SETUP (tb_config_init), replaced
  * under s->lock, and freed at release.
  */
-#include <linux/capability.h>
+#include <linux/cpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -177,6 +178,7 @@ long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg)
 		return -EINVAL;
 	}
 
+	cpus_read_lock();	/* the restart's IPI loop (trace.c) */
 	mutex_lock(&s->lock);
 	b = s->backend;
 	ret = -EINVAL;
@@ -196,7 +198,7 @@ long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg)
 	else
 		memcpy(vals, s->cfg_vals, s->cfg_nkeys * sizeof(*vals));
 	ret = tb_cfg_parse(s->cfg_keys, s->cfg_nkeys, str, strlen(str),
-			   TRACEBUF_DRV_CONFIG_MAX - 1, perfmon_capable(), vals,
+			   TRACEBUF_DRV_CONFIG_MAX - 1, tb_perm_perfmon(s), vals,
 			   &ignored, &err);
 	if (ret) {
 		dc.err_offset = err.offset;
@@ -218,6 +220,7 @@ long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg)
 out:
 	dc.generation = s->cfg_gen;
 	mutex_unlock(&s->lock);
+	cpus_read_unlock();
 	kfree(str);
 	kfree(text);
 	kfree(bcfg);

@@ -13,21 +13,25 @@
 #include "internal.h"
 #include "backend.h"
 
-/* Copy one backend description out with the caller's stride. */
-static int tb_put_backend_desc(const struct tb_backend *b, void __user *dst,
-			       u32 stride)
+/* Under tb_backends_lock: one backend's description. */
+static void tb_backend_desc(const struct tb_backend *b,
+			    struct tracebuf_backend_desc *d)
 {
-	struct tracebuf_backend_desc d;
-	size_t n = min_t(size_t, stride, sizeof(d));
+	memset(d, 0, sizeof(*d));
+	strscpy(d->name, b->name, sizeof(d->name));
+	d->id = b->id;
+	d->flags = b->flags;
+	d->nr_cpus = b->nr_cpus;
+	d->caps_size = b->caps_size;
+}
 
-	memset(&d, 0, sizeof(d));
-	strscpy(d.name, b->name, sizeof(d.name));
-	d.id = b->id;
-	d.flags = b->flags;
-	d.nr_cpus = b->nr_cpus;
-	d.caps_size = b->caps_size;
+/* Copy one backend description out with the caller's stride. */
+static int tb_put_backend_desc(const struct tracebuf_backend_desc *d,
+			       void __user *dst, u32 stride)
+{
+	size_t n = min_t(size_t, stride, sizeof(*d));
 
-	if (copy_to_user(dst, &d, n))
+	if (copy_to_user(dst, d, n))
 		return -EFAULT;
 	if (stride > n && clear_user(dst + n, stride - n))
 		return -EFAULT;
@@ -36,10 +40,11 @@ static int tb_put_backend_desc(const struct tb_backend *b, void __user *dst,
 
 long tb_ioctl_get_info(struct tb_session *s, void __user *arg)
 {
+	struct tracebuf_backend_desc *descs;
 	struct tracebuf_info info;
-	unsigned int i, nr;
+	unsigned int i, nr, n;
 	u32 usize;
-	int ret;
+	int ret = 0;
 
 	ret = tb_copy_struct_in(&info, sizeof(info), TRACEBUF_INFO_SIZE_VER0, arg);
 	if (ret)
@@ -52,19 +57,27 @@ long tb_ioctl_get_info(struct tb_session *s, void __user *arg)
 	     info.backend_desc_size > PAGE_SIZE || !info.backends_ptr))
 		return -EINVAL;
 
-	/* Held across the copies: the list may change (an emulator loading). */
+	/*
+	 * A snapshot under the lock (the list may change: an emulator
+	 * loading), copied out after it: no user page fault, which may wait
+	 * on anything (userfaultfd, FUSE), is taken with the lock held.
+	 */
+	descs = kcalloc(TB_BACKENDS_MAX, sizeof(*descs), GFP_KERNEL);
+	if (!descs)
+		return -ENOMEM;
 	mutex_lock(&tb_backends_lock);
 	nr = tb_backend_count();
-	for (i = 0; i < nr && i < info.backends_max; i++) {
-		void __user *dst = u64_to_user_ptr(info.backends_ptr +
-						   (u64)i * info.backend_desc_size);
-
-		ret = tb_put_backend_desc(tb_backend_get(i), dst,
-					  info.backend_desc_size);
-		if (ret)
-			break;
-	}
+	n = min_t(unsigned int, nr, TB_BACKENDS_MAX);
+	for (i = 0; i < n; i++)
+		tb_backend_desc(tb_backend_get(i), &descs[i]);
 	mutex_unlock(&tb_backends_lock);
+
+	for (i = 0; !ret && i < n && i < info.backends_max; i++)
+		ret = tb_put_backend_desc(&descs[i],
+					  u64_to_user_ptr(info.backends_ptr +
+							  (u64)i * info.backend_desc_size),
+					  info.backend_desc_size);
+	kfree(descs);
 	if (ret)
 		return ret;
 

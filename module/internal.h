@@ -28,6 +28,19 @@
 struct tb_ring;
 struct tb_backend;
 struct tb_aux;
+struct user_struct;
+struct mm_struct;
+
+/*
+ * Pinned pages charged to a user and an mm, as perf_mmap() charges them
+ * (acct.c): given back exactly, whoever frees them.
+ */
+struct tb_charge {
+	struct user_struct *user;	/* reference held while charged */
+	struct mm_struct *mm;		/* mmgrab()bed while pinned_pages */
+	unsigned long user_pages;	/* in user->locked_vm */
+	unsigned long pinned_pages;	/* in mm->pinned_vm */
+};
 
 /* How the consumer reads the data ring: chosen once, then exclusive. */
 enum tb_consumer {
@@ -46,6 +59,7 @@ struct tb_session {
 	/* Serialises read() callers: there is one tail owner. */
 	struct mutex read_lock;
 	bool setup_done;		/* under lock */
+	bool mapped;			/* a data mapping was made; under lock */
 	struct tracebuf_setup setup;	/* under lock; constant once ring exists */
 	const struct tb_backend *backend; /* NULL: data ring only */
 	int node;			/* NUMA node of the traced CPU(s) */
@@ -55,6 +69,7 @@ struct tb_session {
 	 * with the smp_store_release() that publishes it.
 	 */
 	struct tb_ring *ring;
+	struct tb_charge ring_charge;	/* the ring's pages; under lock */
 	atomic_t consumer;		/* enum tb_consumer, set by cmpxchg */
 	wait_queue_head_t wq;		/* poll and read() sleep here */
 	struct fasync_struct *fasync;	/* SIGIO, under fasync_helper's rules */
@@ -69,6 +84,7 @@ struct tb_session {
 
 	/* The AUX area: created by its first mmap, under lock (aux.c). */
 	struct tb_aux *aux;
+	struct tb_charge aux_charge;	/* the AUX area's pages; under lock */
 	u64 aux_watermark;		/* 0: no AUX wakeups; READ_ONCE outside lock */
 	/*
 	 * The published AUX head and the AUX counters: the kernel's own
@@ -79,11 +95,12 @@ struct tb_session {
 	u64 aux_head;
 	u64 aux_published, aux_truncations, aux_collisions, aux_padding;
 	/*
-	 * Tracing state (trace.c): IRQ-safe, taken on the traced CPU in IPI,
-	 * hrtimer and irq_work context. Protects tr_*, drain_cpu and the
-	 * backend's per-session hardware state; s->aux may be read under it.
+	 * Tracing state (trace.c): IRQ-safe and raw, taken on the traced CPU
+	 * in IPI, hard hrtimer and hard irq_work context (atomic on
+	 * PREEMPT_RT too). Protects tr_*, drain_cpu and the backend's
+	 * per-session hardware state; s->aux is set and cleared under it.
 	 */
-	spinlock_t trace_lock;
+	raw_spinlock_t trace_lock;
 	bool tr_enabled;
 	bool tr_error;			/* stopped on collision/error: EPOLLERR */
 	cpumask_var_t tr_active;	/* CPUs where the backend is started */
@@ -123,6 +140,12 @@ void tb_session_wake(struct tb_session *s, int band);
 void tb_session_release(struct tb_session *s);
 int tb_session_open(struct tb_session *s);
 void tb_session_free(struct tb_session *s);
+
+/* acct.c */
+int tb_charge(struct tb_charge *c, unsigned long pages);
+void tb_uncharge(struct tb_charge *c);
+bool tb_perm_perfmon(const struct tb_session *s);
+int tb_perm_trace(const struct tb_session *s);
 
 /* trace.c */
 void tb_trace_init(struct tb_session *s);

@@ -49,7 +49,6 @@ static int tb_release(struct inode *inode, struct file *file)
 
 	/* Last reference: no mapping, producer or ioctl can reach s now. */
 	tb_session_release(s);
-	tb_ring_free(s->ring);
 	free_cpumask_var(s->tr_active);
 	free_cpumask_var(s->cpus);
 	mutex_destroy(&s->read_lock);

@@ -133,6 +133,7 @@ static DEFINE_PER_CPU(struct tb_pt_cpu, tb_pt_cpus);
 struct tb_pt_buf {
 	struct tb_topa topa;
 	int node;
+	unsigned int table_pages;	/* ToPA table pages, charged as AUX */
 };
 
 /*
@@ -373,10 +374,12 @@ static int tb_pt_check_setup(const struct tb_backend *b, const struct cpumask *c
 static void *tb_pt_table_alloc(void *ctx, u64 *phys)
 {
 	struct tb_pt_buf *buf = ctx;
-	struct page *p = alloc_pages_node(buf->node, GFP_KERNEL | __GFP_ZERO, 0);
+	/* __GFP_ACCOUNT: the memory cgroup sees the tables too. */
+	struct page *p = alloc_pages_node(buf->node, GFP_KERNEL_ACCOUNT | __GFP_ZERO, 0);
 
 	if (!p)
 		return NULL;
+	buf->table_pages++;
 	*phys = page_to_phys(p);
 	return page_address(p);
 }
@@ -431,6 +434,7 @@ static int tb_pt_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	if (ret)
 		goto out;
 	aux->priv = buf;
+	aux->table_pages = buf->table_pages;
 	buf = NULL;
 out:
 	kfree(chunks);
@@ -724,10 +728,10 @@ static void tb_pt_work_fn(struct irq_work *w)
 	 */
 	if (!s)
 		return;
-	spin_lock(&s->trace_lock);
+	raw_spin_lock(&s->trace_lock);
 	if (pc->s == s && s->tr_enabled)
 		tb_pt_drain_locked(s, smp_processor_id(), true);
-	spin_unlock(&s->trace_lock);
+	raw_spin_unlock(&s->trace_lock);
 }
 
 static int tb_pt_nmi(unsigned int cmd, struct pt_regs *regs)
@@ -784,8 +788,9 @@ static const struct tb_cfg_key tb_pt_keys[TB_PT_NR_KEYS] = {
 		"FUP with the address of each PTWRITE (FUPonPTW)" },
 	[TB_PT_K_PWR_EVT] = { "pwr_evt", TB_CFG_BOOL, 0, 0, 1, 0, 0,
 		"power event packets (PwrEvtEn)" },
-	[TB_PT_K_CR3] = { "cr3", TB_CFG_U64, TB_CFG_F_CURRENT, 0, ~0ULL, 0, 0,
-		"trace only this CR3 (\"current\": the caller's), off: any" },
+	/* Privileged: "current" would echo a physical address back. */
+	[TB_PT_K_CR3] = { "cr3", TB_CFG_U64, TB_CFG_F_CURRENT | TB_CFG_F_PRIV, 0, ~0ULL, 0, 0,
+		"trace only this CR3 (\"current\": caller's kernel CR3, not its PTI user CR3)" },
 	[TB_PT_K_ADDR0] = { "addr0", TB_CFG_RANGE, 0, 0, 0, 0, 0,
 		"START-END:filter (trace only inside) or :stop (TraceStop)" },
 	[TB_PT_K_ADDR0 + 1] = { "addr1", TB_CFG_RANGE, 0, 0, 0, 0, 0,

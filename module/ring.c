@@ -33,6 +33,13 @@
  * of an earlier lap. A consumer therefore stops at the first uncommitted
  * record even when data_head is already past it.
  *
+ * read(2), the one consumer inside the kernel, trusts no byte it did not
+ * see committed: it zeroes what it consumed before it gives the space
+ * back (D), so stale payload (a user marker's, say) can never carry a
+ * valid commit tag into the next lap, and it checks every size against
+ * the reservation head anyway. An mmap consumer owns its pages; the kernel
+ * never reads a record there.
+ *
  * No silent loss: a writer that does not fit fails at once, and the loss
  * is counted (lost_total, lost_pending). The next writer that fits
  * reserves room for a LOST record in the same cmpxchg and claims the
@@ -44,13 +51,13 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/signal.h>
 #include <linux/slab.h>
 #include <linux/time.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "internal.h"
 #include "ring.h"
 
 #define TB_LOST_SIZE	sizeof(struct tracebuf_rec_lost)
@@ -120,7 +127,7 @@ static void tb_ring_wakeup_work(struct irq_work *work)
 
 	atomic64_inc(&rb->wakeups);
 	tb_publish(&rb->wakeups, &rb->ctl->wakeups);
-	tb_session_wake(rb->s, POLL_IN);
+	rb->ops->wake(rb->s, POLL_IN);
 }
 
 /* Set and clear control-page flags, from any context. */
@@ -143,7 +150,7 @@ void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear)
  */
 void tb_ring_kick(struct tb_ring *rb)
 {
-	if (tb_session_has_waiters(rb->s))
+	if (rb->ops->has_waiters(rb->s))
 		irq_work_queue(&rb->wakeup_work);
 }
 
@@ -162,9 +169,9 @@ static void tb_ring_maybe_wakeup(struct tb_ring *rb, struct tracebuf_wr *wr,
 {
 	if (counts && rb->wakeup_events &&
 	    !(atomic_inc_return(&rb->events) % rb->wakeup_events))
-		tb_ring_mark(rb, wr->pos + wr->rec->hdr.size);
+		tb_ring_mark(rb, wr->pos + wr->size);
 	/* Only when someone sleeps in poll/read or SIGIO is armed. */
-	if (tb_session_has_waiters(rb->s) && tb_ring_ready(rb))
+	if (rb->ops->has_waiters(rb->s) && tb_ring_ready(rb))
 		irq_work_queue(&rb->wakeup_work);
 }
 
@@ -236,6 +243,8 @@ int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr 
 
 	wr->pos = head;
 	wr->rec = rb->data + (head & rb->mask);
+	wr->size = size;
+	wr->flags = 0;
 	tb_rec_init(wr->rec, type, size, 0);
 	return 0;
 }
@@ -248,7 +257,7 @@ EXPORT_SYMBOL_GPL(tracebuf_reserve);
  */
 void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
-	bool counts = !(wr->rec->hdr.flags & TRACEBUF_REC_F_DISCARD);
+	bool counts = !(wr->flags & TRACEBUF_REC_F_DISCARD);
 
 	tb_rec_commit(wr->rec, wr->pos);
 	if (counts) {
@@ -270,7 +279,8 @@ EXPORT_SYMBOL_GPL(tracebuf_commit);
  */
 void tracebuf_discard(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
-	wr->rec->hdr.flags |= TRACEBUF_REC_F_DISCARD;
+	wr->flags |= TRACEBUF_REC_F_DISCARD;
+	wr->rec->hdr.flags = wr->flags;
 	tracebuf_commit(rb, wr);
 }
 EXPORT_SYMBOL_GPL(tracebuf_discard);
@@ -295,7 +305,10 @@ ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
 		if (smp_load_acquire(&rec->commit) != tracebuf_commit_tag(tail))	/* (C) */
 			break;
 		size = READ_ONCE(rec->hdr.size);
-		if (!(rec->hdr.flags & TRACEBUF_REC_F_DISCARD)) {
+		/* Never past the reservations, never past the double map. */
+		if (size < sizeof(*rec) || size & 7 || size > head - tail)
+			return done ? done : -EIO;
+		if (!(READ_ONCE(rec->hdr.flags) & TRACEBUF_REC_F_DISCARD)) {
 			if (size > len - done) {
 				if (!done)
 					return -EINVAL;
@@ -305,6 +318,8 @@ ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
 				return done ? done : -EFAULT;
 			done += size;
 		}
+		/* No stale byte may look committed in the next lap. */
+		memset(rec, 0, size);
 		tail += size;
 		/* (D): the loads above are done before writers reuse the space. */
 		atomic64_set_release(&rb->tail, tail);
@@ -313,8 +328,8 @@ ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
 	return done;
 }
 
-struct tb_ring *tb_ring_alloc(struct tb_session *s, u64 size, int node,
-			      u64 watermark, u32 wakeup_events)
+struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,
+			      u64 size, int node, u64 watermark, u32 wakeup_events)
 {
 	unsigned int i, n = size >> PAGE_SHIFT;
 	struct page **map;
@@ -324,19 +339,21 @@ struct tb_ring *tb_ring_alloc(struct tb_session *s, u64 size, int node,
 	if (!rb)
 		return NULL;
 	rb->s = s;
+	rb->ops = ops;
 	rb->size = size;
 	rb->mask = size - 1;
 	rb->watermark = watermark ? watermark : size / 2;
 	rb->wakeup_events = wakeup_events;
 	init_irq_work(&rb->wakeup_work, tb_ring_wakeup_work);
 
-	rb->ctl_page = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+	/* __GFP_ACCOUNT: the memory cgroup sees what a session pins. */
+	rb->ctl_page = alloc_pages_node(node, GFP_KERNEL_ACCOUNT | __GFP_ZERO, 0);
 	rb->pages = kvcalloc(n, sizeof(*rb->pages), GFP_KERNEL);
 	map = kvcalloc(2 * n, sizeof(*map), GFP_KERNEL);
 	if (!rb->ctl_page || !rb->pages || !map)
 		goto fail;
 	for (i = 0; i < n; i++) {
-		rb->pages[i] = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		rb->pages[i] = alloc_pages_node(node, GFP_KERNEL_ACCOUNT | __GFP_ZERO, 0);
 		if (!rb->pages[i])
 			goto fail;
 		rb->nr_pages++;

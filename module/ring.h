@@ -14,8 +14,18 @@
 
 struct tb_session;
 
+/*
+ * What the ring asks of its owner (session.c), so that this lower layer
+ * never calls up into it: is anyone waiting, and wake them.
+ */
+struct tb_ring_ops {
+	bool (*has_waiters)(struct tb_session *s);
+	void (*wake)(struct tb_session *s, int band);	/* hardirq context */
+};
+
 struct tb_ring {
-	struct tb_session *s;		/* owner; outlives the ring */
+	struct tb_session *s;		/* owner, opaque here; outlives the ring */
+	const struct tb_ring_ops *ops;
 	struct tracebuf_ctl *ctl;	/* the control page, kernel view */
 	void *data;			/* data pages mapped twice (vmap) */
 	u64 size;			/* data bytes, 2^n pages */
@@ -51,15 +61,21 @@ struct tb_ring {
 	unsigned int nr_pages;
 };
 
-/* A reservation, from tracebuf_reserve() to commit or discard. */
+/*
+ * A reservation, from tracebuf_reserve() to commit or discard. The writer
+ * keeps its own copy of what it needs after commit: the record itself may
+ * be in pages the consumer can write.
+ */
 struct tracebuf_wr {
-	struct tracebuf_record *rec;	/* contiguous, rec->hdr.size bytes */
+	struct tracebuf_record *rec;	/* contiguous, size bytes */
 	u64 pos;			/* stream position of the record */
+	u32 size;			/* rec->hdr.size, rounded up to 8 */
+	u16 flags;			/* rec->hdr.flags */
 };
 
 /* ring.c */
-struct tb_ring *tb_ring_alloc(struct tb_session *s, u64 size, int node,
-			      u64 watermark, u32 wakeup_events);
+struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,
+			      u64 size, int node, u64 watermark, u32 wakeup_events);
 void tb_ring_free(struct tb_ring *rb);
 bool tb_ring_ready(struct tb_ring *rb);
 bool tb_ring_readable(struct tb_ring *rb);

@@ -103,17 +103,28 @@ static int tb_pick_backend(const char *name, const struct cpumask *cpus,
 	return ret;
 }
 
-/* Under s->lock. */
+static const struct tb_ring_ops tb_session_ring_ops = {
+	.has_waiters	= tb_session_has_waiters,
+	.wake		= tb_session_wake,
+};
+
+/* Under s->lock: the data ring and its control page, charged first. */
 static int tb_session_create_ring(struct tb_session *s, u64 size)
 {
 	struct tb_ring *rb;
+	int ret;
 
 	if (s->setup.data_watermark > size)
 		return -EINVAL;
-	rb = tb_ring_alloc(s, size, s->node, s->setup.data_watermark,
-			   s->setup.wakeup_events);
-	if (!rb)
+	ret = tb_charge(&s->ring_charge, (size >> PAGE_SHIFT) + 1);
+	if (ret)
+		return ret;
+	rb = tb_ring_alloc(s, &tb_session_ring_ops, size, s->node,
+			   s->setup.data_watermark, s->setup.wakeup_events);
+	if (!rb) {
+		tb_uncharge(&s->ring_charge);
 		return -ENOMEM;
+	}
 	smp_store_release(&s->ring, rb);	/* pairs with tb_session_ring */
 	return 0;
 }
@@ -123,6 +134,16 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	unsigned long *bits = NULL;
 	const struct tb_backend *backend = NULL;
 	struct tracebuf_setup su;
+	struct {			/* a previous SETUP's state */
+		struct tracebuf_setup setup;
+		const struct tb_backend *backend;
+		int node;
+		struct tb_cfg_key *cfg_keys;
+		struct tb_cfg_val *cfg_vals;
+		unsigned int cfg_nkeys;
+		u64 cfg_gen;
+		void *bcfg;
+	} old;
 	cpumask_var_t cpus;
 	int ret, cpu;
 
@@ -184,27 +205,49 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		ret = -EBUSY;
 		goto out;
 	}
-	/* A repeated SETUP lets go of the backend the previous one held. */
-	if (s->backend)
-		tb_backend_release(s->backend);
+	/* Set aside what a previous SETUP made: a failure puts it back. */
+	old.setup = s->setup;
+	old.backend = s->backend;
+	old.node = s->node;
+	old.cfg_keys = s->cfg_keys;
+	old.cfg_vals = s->cfg_vals;
+	old.cfg_nkeys = s->cfg_nkeys;
+	old.cfg_gen = s->cfg_gen;
+	old.bcfg = s->bcfg;
+	s->cfg_keys = NULL;
+	s->cfg_vals = NULL;
+	s->bcfg = NULL;
 	s->setup = su;
 	s->backend = backend;
-	backend = NULL;
 	s->node = cpu_to_node(cpu);
-	s->setup_done = true;
 	/* The backend's keys for the (first) traced CPU, at their defaults. */
 	ret = tb_config_init(s, cpu);
 	if (!ret && su.data_size)
 		ret = tb_session_create_ring(s, su.data_size);
-	if (ret)
-		s->setup_done = false;	/* as if it had not happened: SETUP again */
-	if (!ret) {
-		mutex_lock(&tb_sessions_lock);
-		cpumask_copy(s->cpus, cpus);
-		if (list_empty(&s->list))
-			list_add(&s->list, &tb_sessions);
-		mutex_unlock(&tb_sessions_lock);
+	if (ret) {
+		/* As if it had not happened: a failed SETUP changes nothing. */
+		tb_config_free(s);
+		s->setup = old.setup;
+		s->backend = old.backend;
+		s->node = old.node;
+		s->cfg_keys = old.cfg_keys;
+		s->cfg_vals = old.cfg_vals;
+		s->cfg_nkeys = old.cfg_nkeys;
+		s->cfg_gen = old.cfg_gen;
+		s->bcfg = old.bcfg;
+		goto out;
 	}
+	/* A repeated SETUP lets go of what the previous one held. */
+	backend = old.backend;
+	kfree(old.cfg_keys);
+	kfree(old.cfg_vals);
+	kfree(old.bcfg);
+	s->setup_done = true;
+	mutex_lock(&tb_sessions_lock);
+	cpumask_copy(s->cpus, cpus);
+	if (list_empty(&s->list))
+		list_add(&s->list, &tb_sessions);
+	mutex_unlock(&tb_sessions_lock);
 out:
 	mutex_unlock(&s->lock);
 	if (backend)
@@ -226,6 +269,9 @@ void tb_session_release(struct tb_session *s)
 	list_del_init(&s->list);
 	mutex_unlock(&tb_sessions_lock);
 	WARN_ON(s->aux);
+	tb_ring_free(s->ring);
+	s->ring = NULL;
+	tb_uncharge(&s->ring_charge);	/* to whoever created the ring */
 	tb_config_free(s);
 	if (s->backend)
 		tb_backend_release(s->backend);	/* held since SETUP */
@@ -294,9 +340,48 @@ static int tb_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 	return -EINVAL;		/* partial munmap would break the double map */
 }
 
+/*
+ * A page of a mapping was zapped (MADV_DONTNEED) and is touched again:
+ * map the same page back, as perf_mmap_fault() does. The VMA holds the
+ * file, so the ring (freed only at release) and an AUX area (freed only
+ * when its last VMA is gone) outlive the fault.
+ */
+static vm_fault_t tb_vm_fault_page(struct vm_fault *vmf, struct page *page)
+{
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	get_page(page);		/* the PTE's reference, dropped at unmap */
+	vmf->page = page;
+	return 0;
+}
+
+static vm_fault_t tb_vm_fault(struct vm_fault *vmf)
+{
+	struct tb_session *s = vmf->vma->vm_file->private_data;
+	struct tb_ring *rb = tb_session_ring(s);
+	pgoff_t i = vmf->pgoff;
+
+	if (!rb || i > 2 * (pgoff_t)rb->nr_pages)
+		return tb_vm_fault_page(vmf, NULL);
+	return tb_vm_fault_page(vmf, i ? rb->pages[(i - 1) % rb->nr_pages] :
+				rb->ctl_page);
+}
+
 static const struct vm_operations_struct tb_vm_ops = {
 	.may_split = tb_vm_may_split,
+	.fault = tb_vm_fault,
 };
+
+/*
+ * Flags of every mapping: never inherited (VM_IO also makes MADV_DOFORK
+ * fail, and keeps get_user_pages() off the pages), never grown, never
+ * dumped, never executable.
+ */
+static void tb_vm_setup(struct vm_area_struct *vma)
+{
+	tb_vm_flags_set(vma, VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	tb_vm_flags_clear(vma, VM_MAYEXEC);
+}
 
 /* Map the control page and the data pages twice, all up front. */
 static int tb_insert_pages(struct tb_ring *rb, struct vm_area_struct *vma)
@@ -313,6 +398,196 @@ static int tb_insert_pages(struct tb_ring *rb, struct vm_area_struct *vma)
 	return ret;
 }
 
+/* --- the AUX area: its mapping and lifetime ------------------------------ */
+
+/*
+ * Under s->lock: the last AUX VMA is gone. The hardware stops on every CPU
+ * (synchronous IPIs, drain timer cancelled) before the backend's tables
+ * and the pages are freed and uncharged. It can then be mapped again.
+ */
+static void tb_session_aux_destroy(struct tb_session *s)
+{
+	struct tb_aux *aux = s->aux;
+	unsigned long flags;
+
+	tb_trace_disable(s);	/* every CPU stopped, timer and works idle */
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	s->aux = NULL;		/* no start or drain can see it now */
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	WRITE_ONCE(s->aux_watermark, 0);
+	tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_AUX_SNAPSHOT);
+	if (s->backend->free_aux)
+		s->backend->free_aux(aux);
+	tb_aux_free(aux);
+	tb_uncharge(&s->aux_charge);
+}
+
+static void tb_aux_vm_open(struct vm_area_struct *vma)
+{
+	struct tb_session *s = vma->vm_file->private_data;
+
+	mutex_lock(&s->lock);
+	s->aux->mmap_count++;
+	mutex_unlock(&s->lock);
+}
+
+static void tb_aux_vm_close(struct vm_area_struct *vma)
+{
+	struct tb_session *s = vma->vm_file->private_data;
+
+	mutex_lock(&s->lock);
+	if (!--s->aux->mmap_count)
+		tb_session_aux_destroy(s);
+	mutex_unlock(&s->lock);
+}
+
+static vm_fault_t tb_aux_vm_fault(struct vm_fault *vmf)
+{
+	struct tb_session *s = vmf->vma->vm_file->private_data;
+	/* Set before this VMA existed, cleared only after its close. */
+	struct tb_aux *aux = READ_ONCE(s->aux);
+	pgoff_t i = vmf->pgoff - vmf->vma->vm_pgoff;
+
+	if (!aux || i >= aux->nr_pages)
+		return tb_vm_fault_page(vmf, NULL);
+	return tb_vm_fault_page(vmf, aux->pages[i]);
+}
+
+static const struct vm_operations_struct tb_aux_vm_ops = {
+	.open		= tb_aux_vm_open,
+	.close		= tb_aux_vm_close,
+	.may_split	= tb_vm_may_split,	/* all or nothing */
+	.fault		= tb_aux_vm_fault,
+};
+
+/* Under s->lock: a new AUX area of size bytes, charged, with its tables. */
+static int tb_session_aux_create(struct tb_session *s, struct vm_area_struct *vma,
+				 u64 size, bool snapshot)
+{
+	const struct tb_backend *b = s->backend;
+	struct tb_aux *aux;
+	int ret;
+
+	/* A watermark the ring can never reach: -EINVAL. */
+	if (s->setup.aux_watermark > size)
+		return -EINVAL;
+	/* Charged before it is allocated: an over-limit caller pins nothing. */
+	ret = tb_charge(&s->aux_charge, size >> PAGE_SHIFT);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
+	aux = tb_aux_alloc(s, size, snapshot,
+			   b->aux_contiguous && b->aux_contiguous(s));
+	if (!aux)
+		goto fail;
+	aux->pgoff = vma->vm_pgoff;
+	aux->watermark = s->setup.aux_watermark ?: size / 2;
+	ret = b->setup_aux(s, aux);
+	if (ret) {
+		tb_aux_free(aux);
+		goto fail;
+	}
+	ret = tb_charge(&s->aux_charge, aux->table_pages);
+	if (ret) {
+		b->free_aux(aux);
+		tb_aux_free(aux);
+		goto fail;
+	}
+	s->aux = aux;		/* not yet visible to start(): not enabled */
+	return 0;
+fail:
+	tb_uncharge(&s->aux_charge);
+	return ret;
+}
+
+/* Under s->lock: the AUX area mapped for the first time; its state goes live. */
+static void tb_session_aux_publish(struct tb_session *s)
+{
+	struct tracebuf_ctl *ctl = s->ring->ctl;
+	struct tb_aux *aux = s->aux;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	/* Positions run on from where a previous AUX area ended. */
+	aux->tail = s->aux_head;
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	WRITE_ONCE(ctl->aux_tail, s->aux_head);
+	WRITE_ONCE(ctl->aux_head, s->aux_head);
+	/* Snapshot mode has no AUX watermark: nothing is consumed. */
+	WRITE_ONCE(s->aux_watermark, aux->snapshot ? 0 : aux->watermark);
+	if (aux->snapshot)
+		tb_ring_flags(s->ring, TRACEBUF_CTL_F_AUX_SNAPSHOT, 0);
+}
+
+static int tb_session_aux_mmap(struct tb_session *s, struct vm_area_struct *vma)
+{
+	unsigned long len = vma->vm_end - vma->vm_start;
+	bool snapshot = !(vma->vm_flags & VM_WRITE);
+	struct tracebuf_ctl *ctl;
+	struct tb_aux *aux;
+	bool created = false;
+	u64 off, size;
+	unsigned int i;
+	int ret;
+
+	mutex_lock(&s->lock);
+	ret = -ENXIO;
+	if (!s->ring || atomic_read(&s->consumer) != TB_CONSUMER_MMAP)
+		goto out;
+	ret = -ENODEV;
+	if (!s->backend)
+		goto out;
+	ctl = s->ring->ctl;
+	/* Read once: the control page is the user's to scribble on. */
+	off = READ_ONCE(ctl->aux_offset);
+	size = READ_ONCE(ctl->aux_size);
+	ret = -EINVAL;
+	if (off != (u64)vma->vm_pgoff << PAGE_SHIFT || off & ~PAGE_MASK ||
+	    off < PAGE_SIZE + 2 * s->ring->size || off > TRACEBUF_AUX_OFFSET_MAX ||
+	    size != len || size < PAGE_SIZE || size > TRACEBUF_AUX_SIZE_MAX ||
+	    !is_power_of_2(size))
+		goto out;
+	aux = s->aux;
+	if (aux && (aux->pgoff != vma->vm_pgoff || aux->size != size ||
+		    aux->snapshot != snapshot))
+		goto out;
+	if (!aux) {
+		ret = tb_session_aux_create(s, vma, size, snapshot);
+		if (ret)
+			goto out;
+		aux = s->aux;
+		created = true;
+	}
+
+	tb_vm_setup(vma);
+	if (snapshot)
+		tb_vm_flags_clear(vma, VM_MAYWRITE);
+	ret = 0;
+	for (i = 0; !ret && i < aux->nr_pages; i++)
+		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
+				     aux->pages[i]);
+	if (ret) {
+		/*
+		 * mmap fails: no VMA, so no close. An area made here goes as if
+		 * it had never been (nothing was published from it).
+		 */
+		if (created) {
+			s->aux = NULL;
+			s->backend->free_aux(aux);
+			tb_aux_free(aux);
+			tb_uncharge(&s->aux_charge);
+		}
+		goto out;
+	}
+	if (created)
+		tb_session_aux_publish(s);
+	aux->mmap_count++;
+	vma->vm_ops = &tb_aux_vm_ops;
+out:
+	mutex_unlock(&s->lock);
+	return ret;
+}
+
 int tb_session_mmap(struct tb_session *s, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
@@ -325,7 +600,7 @@ int tb_session_mmap(struct tb_session *s, struct vm_area_struct *vma)
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
 	if (vma->vm_pgoff)
-		return tb_aux_mmap(s, vma);
+		return tb_session_aux_mmap(s, vma);
 	if (len < 3 * PAGE_SIZE || len != PAGE_SIZE + 2 * size || !tb_size_ok(size))
 		return -EINVAL;
 
@@ -340,26 +615,32 @@ int tb_session_mmap(struct tb_session *s, struct vm_area_struct *vma)
 	if (!s->ring) {
 		ret = tb_session_create_ring(s, size);
 		if (ret)
-			goto out;
+			goto out_consumer;
 	}
 	rb = s->ring;
 	ret = -EINVAL;
 	if (rb->size != size)
-		goto out;
+		goto out_consumer;
 
-	tb_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
-	tb_vm_flags_clear(vma, VM_MAYEXEC);
+	tb_vm_setup(vma);
+	if (!(vma->vm_flags & VM_WRITE))
+		tb_vm_flags_clear(vma, VM_MAYWRITE);
+	vma->vm_ops = &tb_vm_ops;
+	ret = tb_insert_pages(rb, vma);
+	if (ret)
+		goto out_consumer;
+	s->mapped = true;
 	if (vma->vm_flags & VM_WRITE) {
 		/* The consumer now owns data_tail; the kernel validates it. */
 		WRITE_ONCE(rb->honour_tail, true);
 		tb_ring_flags(rb, 0, TRACEBUF_CTL_F_READONLY);
-	} else {
-		tb_vm_flags_clear(vma, VM_MAYWRITE);
-		if (!READ_ONCE(rb->honour_tail))
-			tb_ring_flags(rb, TRACEBUF_CTL_F_READONLY, 0);
+	} else if (!READ_ONCE(rb->honour_tail)) {
+		tb_ring_flags(rb, TRACEBUF_CTL_F_READONLY, 0);
 	}
-	vma->vm_ops = &tb_vm_ops;
-	ret = tb_insert_pages(rb, vma);
+out_consumer:
+	/* The first mapping failed: the session may still choose read(). */
+	if (ret && c == TB_CONSUMER_NONE && !s->mapped)
+		atomic_set(&s->consumer, TB_CONSUMER_NONE);
 out:
 	mutex_unlock(&s->lock);
 	return ret;
@@ -465,6 +746,11 @@ long tb_ioctl_user_marker(struct tb_session *s, void __user *arg)
 		if (IS_ERR(buf))
 			return PTR_ERR(buf);
 	}
+	/*
+	 * No preemption between reserve and commit: a reservation stalls the
+	 * consumer and every writer behind it until it is committed.
+	 */
+	preempt_disable();
 	ret = tracebuf_reserve(rb, TRACEBUF_REC_USER, sizeof(*u) + m.len, &wr);
 	if (!ret) {
 		u = (struct tracebuf_rec_user *)wr.rec;
@@ -475,6 +761,7 @@ long tb_ioctl_user_marker(struct tb_session *s, void __user *arg)
 			memcpy(u + 1, buf, m.len);
 		tracebuf_commit(rb, &wr);
 	}
+	preempt_enable();
 	kfree(buf);
 	return ret;
 }

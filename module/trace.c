@@ -3,8 +3,8 @@
  * Tracing on and off: ENABLE, DISABLE and SNAPSHOT, the drain timer, and
  * what CPU hotplug does to a session that traces.
  *
- * State, all under s->trace_lock (an IRQ-safe spinlock: it is taken in
- * IPI, hrtimer and irq_work context on the traced CPU):
+ * State, all under s->trace_lock (a raw spinlock: it is taken in IPI, hard
+ * hrtimer and hard irq_work context, which stay atomic on PREEMPT_RT too):
  *   s->tr_enabled   the user asked for tracing (ENABLE without DISABLE)
  *   s->tr_active    CPUs where the backend is started
  *   s->tr_error     stopped on a collision or hardware error (EPOLLERR)
@@ -15,7 +15,13 @@
  * CPU hotplug: a traced CPU going offline is stopped and its data
  * published from its own teardown callback; when it comes back online
  * and the session is still enabled, tracing restarts there. Sessions
- * without a backend hang up instead (session.c).
+ * without a backend hang up instead (session.c). Every loop of IPIs over
+ * s->cpus that may start the hardware runs under cpus_read_lock(), so no
+ * CPU changes state in the middle of one: an online CPU always gets its
+ * IPI (a failure is a bug, and warns), an offline one was stopped by its
+ * teardown callback and is started by its startup callback. Stopping
+ * needs no such lock (tb_trace_disable). Lock order: cpu_hotplug_lock ->
+ * s->lock -> tb_sessions_lock -> s->trace_lock.
  *
  * The drain timer: a pinned hard hrtimer on the session's first active
  * CPU, every tb_drain_ms. It publishes whatever the hardware wrote (so a
@@ -49,16 +55,16 @@ static enum hrtimer_restart tb_drain_timer_fn(struct hrtimer *t)
 
 	bool any = s->backend->drain_any_cpu;
 
-	spin_lock(&s->trace_lock);	/* hard hrtimer: interrupts are off */
+	raw_spin_lock(&s->trace_lock);	/* hard hrtimer: interrupts are off */
 	if (any && cpumask_empty(s->tr_active)) {
 		/* Its last CPU stopped elsewhere: the next start re-arms it. */
 		s->drain_cpu = -1;
-		spin_unlock(&s->trace_lock);
+		raw_spin_unlock(&s->trace_lock);
 		return HRTIMER_NORESTART;
 	}
 	if (s->tr_enabled && (any || cpumask_test_cpu(cpu, s->tr_active)))
 		s->backend->drain(s, cpu);
-	spin_unlock(&s->trace_lock);
+	raw_spin_unlock(&s->trace_lock);
 	hrtimer_forward_now(t, tb_drain_period());
 	return HRTIMER_RESTART;
 }
@@ -88,6 +94,8 @@ static int tb_trace_start_here(struct tb_session *s, unsigned int cpu)
 static void tb_trace_stop_here(struct tb_session *s, unsigned int cpu)
 {
 	lockdep_assert_held(&s->trace_lock);
+	if (!s->backend)
+		return;		/* a data-ring-only session never started */
 	if (cpumask_test_cpu(cpu, s->tr_active)) {
 		s->backend->stop(s, cpu);
 		cpumask_clear_cpu(cpu, s->tr_active);
@@ -118,21 +126,45 @@ static void tb_trace_start_ipi(void *arg)
 {
 	struct tb_trace_call *c = arg;
 
-	spin_lock(&c->s->trace_lock);	/* IPI: interrupts are off */
+	raw_spin_lock(&c->s->trace_lock);	/* IPI: interrupts are off */
 	c->ret = tb_trace_start_here(c->s, smp_processor_id());
-	spin_unlock(&c->s->trace_lock);
+	raw_spin_unlock(&c->s->trace_lock);
 }
 
 static void tb_trace_stop_ipi(void *arg)
 {
 	struct tb_trace_call *c = arg;
 
-	spin_lock(&c->s->trace_lock);	/* IPI: interrupts are off */
+	raw_spin_lock(&c->s->trace_lock);	/* IPI: interrupts are off */
 	tb_trace_stop_here(c->s, smp_processor_id());
-	spin_unlock(&c->s->trace_lock);
+	raw_spin_unlock(&c->s->trace_lock);
 }
 
-/* Under s->lock. Stops every CPU, publishing; idempotent. */
+/*
+ * Run fn on every online CPU of the session, one at a time, waiting for
+ * each. The caller holds cpus_read_lock(): the online mask cannot change,
+ * so the IPI cannot fail.
+ */
+static void tb_trace_on_cpus(const struct cpumask *cpus, smp_call_func_t fn,
+			     void *arg, const int *stop_at_error)
+{
+	unsigned int cpu;
+
+	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
+		WARN_ON_ONCE(smp_call_function_single(cpu, fn, arg, 1));
+		if (stop_at_error && *stop_at_error)
+			break;
+	}
+}
+
+/*
+ * Under s->lock. Stops every CPU, publishing; idempotent, and a no-op for
+ * a session without a backend. It needs no cpus_read_lock() (the last
+ * AUX munmap calls it under mmap_lock): every start runs under that lock
+ * or in the startup callback, and tr_enabled is clear before the first
+ * stop IPI, so a CPU this loop cannot reach is offline, and its teardown
+ * callback stopped it before it left the online mask.
+ */
 void tb_trace_disable(struct tb_session *s)
 {
 	struct tb_trace_call c = { .s = s };
@@ -140,24 +172,24 @@ void tb_trace_disable(struct tb_session *s)
 	unsigned int cpu;
 
 	lockdep_assert_held(&s->lock);
-	spin_lock_irqsave(&s->trace_lock, flags);
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	s->tr_enabled = false;
-	spin_unlock_irqrestore(&s->trace_lock, flags);
-	/* An offline CPU was stopped by its teardown callback. */
-	for_each_cpu(cpu, s->cpus)
-		smp_call_function_single(cpu, tb_trace_stop_ipi, &c, 1);
-	/*
-	 * A CPU that went offline with the timer pinned on it had it
-	 * cancelled there; this catches nothing else but costs nothing.
-	 */
-	hrtimer_cancel(&s->drain_timer);
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	if (s->backend) {
+		/* -ENXIO: offline, and stopped by its teardown callback. */
+		for_each_cpu(cpu, s->cpus)
+			smp_call_function_single(cpu, tb_trace_stop_ipi, &c, 1);
+		/* A timer callback still running finds tr_enabled clear. */
+		hrtimer_cancel(&s->drain_timer);
+		WARN_ON_ONCE(!cpumask_empty(s->tr_active));
+	}
 	/*
 	 * After the stops: a collision found while stopping is in its
 	 * COLLISION span; DISABLE still leaves no error state behind.
 	 */
-	spin_lock_irqsave(&s->trace_lock, flags);
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	s->tr_error = false;
-	spin_unlock_irqrestore(&s->trace_lock, flags);
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 	if (s->ring)
 		tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_ENABLED);
 }
@@ -166,9 +198,9 @@ long tb_ioctl_enable(struct tb_session *s)
 {
 	struct tb_trace_call c = { .s = s };
 	unsigned long flags;
-	unsigned int cpu;
-	int ret = 0, started = 0;
+	int ret = 0;
 
+	cpus_read_lock();	/* the IPI loop: see the top of this file */
 	mutex_lock(&s->lock);
 	if (!s->setup_done) {
 		ret = -EINVAL;
@@ -182,35 +214,33 @@ long tb_ioctl_enable(struct tb_session *s)
 		ret = -ENXIO;
 		goto out;
 	}
-	spin_lock_irqsave(&s->trace_lock, flags);
+	ret = tb_perm_trace(s);
+	if (ret)
+		goto out;
+	if (!cpumask_intersects(s->cpus, cpu_online_mask)) {
+		ret = -ENODEV;	/* every traced CPU is offline */
+		goto out;
+	}
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	if (s->tr_enabled) {
 		ret = -EALREADY;	/* and an error state stays until DISABLE */
 	} else {
 		s->tr_enabled = true;
 		s->tr_error = false;
 	}
-	spin_unlock_irqrestore(&s->trace_lock, flags);
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 	if (ret)
 		goto out;
-	for_each_cpu(cpu, s->cpus) {
-		c.ret = 0;
-		/* An offline CPU starts when it comes back (tb_trace_cpu_online). */
-		if (smp_call_function_single(cpu, tb_trace_start_ipi, &c, 1))
-			continue;
-		if (c.ret) {
-			ret = c.ret;
-			break;
-		}
-		started++;
-	}
-	if (!ret && !started)
-		ret = -ENODEV;	/* every traced CPU is offline */
+	/* An offline CPU starts when it comes back (tb_trace_cpu_online). */
+	tb_trace_on_cpus(s->cpus, tb_trace_start_ipi, &c, &c.ret);
+	ret = c.ret;
 	if (ret)
 		tb_trace_disable(s);
 	else
 		tb_ring_flags(s->ring, TRACEBUF_CTL_F_ENABLED, 0);
 out:
 	mutex_unlock(&s->lock);
+	cpus_read_unlock();
 	return ret;
 }
 
@@ -218,12 +248,14 @@ long tb_ioctl_disable(struct tb_session *s)
 {
 	int ret = 0;
 
+	cpus_read_lock();	/* the IPI loop: see the top of this file */
 	mutex_lock(&s->lock);
 	if (!s->setup_done)
 		ret = -EINVAL;
 	else
 		tb_trace_disable(s);
 	mutex_unlock(&s->lock);
+	cpus_read_unlock();
 	return ret;
 }
 
@@ -234,6 +266,7 @@ long tb_ioctl_snapshot(struct tb_session *s)
 {
 	int ret = 0;
 
+	cpus_read_lock();	/* the IPI loop: see the top of this file */
 	mutex_lock(&s->lock);
 	if (!s->aux || !s->aux->snapshot)
 		ret = -EINVAL;
@@ -242,6 +275,7 @@ long tb_ioctl_snapshot(struct tb_session *s)
 	else
 		ret = tb_trace_restart(s, NULL, NULL);	/* stop, publish, start */
 	mutex_unlock(&s->lock);
+	cpus_read_unlock();
 	return ret;
 }
 
@@ -254,6 +288,7 @@ void tb_trace_error(struct tb_session *s, unsigned int cpu)
 	lockdep_assert_held(&s->trace_lock);
 	cpumask_clear_cpu(cpu, s->tr_active);
 	s->tr_error = true;
+	/* ENABLED means tracing: it drops with the last CPU (EPOLLERR stays). */
 	if (cpumask_empty(s->tr_active))
 		tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_ENABLED);
 	tb_ring_kick(s->ring);
@@ -264,9 +299,9 @@ void tb_trace_cpu_offline(struct tb_session *s, unsigned int cpu)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&s->trace_lock, flags);
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	tb_trace_stop_here(s, cpu);
-	spin_unlock_irqrestore(&s->trace_lock, flags);
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 }
 
 /* Hotplug startup, on the CPU coming up. */
@@ -275,24 +310,53 @@ void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu)
 	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&s->trace_lock, flags);
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	ret = tb_trace_start_here(s, cpu);
 	if (ret) {
 		s->tr_error = true;
 		tb_ring_kick(s->ring);
 	}
-	spin_unlock_irqrestore(&s->trace_lock, flags);
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 }
 
 struct tb_restart_call {
 	struct tb_session *s;
+	/* Optional: installed, then between() runs, right after the stop. */
+	const void *bcfg;
+	size_t bcfg_size;
 	void (*between)(struct tb_session *s, void *arg);
 	void *arg;
-	bool done;			/* between() has run */
+	bool done;			/* bcfg installed and between() has run */
 	int ret;			/* first restart that failed */
+	cpumask_var_t stopped;		/* two-round reconfigure: CPUs to start */
 };
 
-/* On a traced CPU: stop and publish, run between() once, restart. */
+/* Under trace_lock, interrupts off: install the new configuration, once. */
+static void tb_trace_between(struct tb_restart_call *c)
+{
+	struct tb_session *s = c->s;
+
+	lockdep_assert_held(&s->trace_lock);
+	if (c->done)
+		return;
+	/* start() reads s->bcfg under trace_lock: swap it under the same. */
+	if (c->bcfg)
+		memcpy(s->bcfg, c->bcfg, c->bcfg_size);
+	/* Preemption is off here: the reservation is never held across a sleep. */
+	if (c->between)
+		c->between(s, c->arg);
+	c->done = true;
+}
+
+/* A restart of one CPU failed: that CPU stays stopped, the session errs. */
+static void tb_trace_restart_failed(struct tb_restart_call *c, int ret)
+{
+	c->ret = c->ret ?: ret;
+	c->s->tr_error = true;
+	tb_ring_kick(c->s->ring);
+}
+
+/* On a traced CPU: stop and publish, install (once), restart. */
 static void tb_trace_restart_ipi(void *arg)
 {
 	struct tb_restart_call *c = arg;
@@ -300,69 +364,121 @@ static void tb_trace_restart_ipi(void *arg)
 	unsigned int cpu = smp_processor_id();
 	int ret;
 
-	spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
+	raw_spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
 	if (cpumask_test_cpu(cpu, s->tr_active)) {
 		s->backend->stop(s, cpu);
 		cpumask_clear_cpu(cpu, s->tr_active);
-		if (c->between && !c->done) {
-			c->between(s, c->arg);
-			c->done = true;
-		}
+		tb_trace_between(c);
 		/*
 		 * Same IPI, same lock: no other session can take this CPU's
 		 * hardware between the stop and the start.
 		 */
 		ret = tb_trace_start_here(s, cpu);
-		if (ret) {
-			c->ret = c->ret ?: ret;
-			s->tr_error = true;
-			tb_ring_kick(s->ring);
-		}
+		if (ret)
+			tb_trace_restart_failed(c, ret);
 	}
-	spin_unlock(&s->trace_lock);
+	raw_spin_unlock(&s->trace_lock);
+}
+
+/* Round one of a reconfigure: stop and publish, remember the CPU. */
+static void tb_trace_pause_ipi(void *arg)
+{
+	struct tb_restart_call *c = arg;
+	struct tb_session *s = c->s;
+	unsigned int cpu = smp_processor_id();
+
+	raw_spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
+	if (cpumask_test_cpu(cpu, s->tr_active)) {
+		s->backend->stop(s, cpu);
+		cpumask_clear_cpu(cpu, s->tr_active);
+		cpumask_set_cpu(cpu, c->stopped);
+	}
+	raw_spin_unlock(&s->trace_lock);
+}
+
+/* Round two: start again, under the configuration installed in between. */
+static void tb_trace_resume_ipi(void *arg)
+{
+	struct tb_restart_call *c = arg;
+	struct tb_session *s = c->s;
+	int ret;
+
+	raw_spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
+	ret = tb_trace_start_here(s, smp_processor_id());
+	if (ret)
+		tb_trace_restart_failed(c, ret);
+	raw_spin_unlock(&s->trace_lock);
+}
+
+/* Install and run between() here, when no CPU needed a restart. */
+static void tb_trace_between_locked(struct tb_restart_call *c)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&c->s->trace_lock, flags);
+	tb_trace_between(c);
+	raw_spin_unlock_irqrestore(&c->s->trace_lock, flags);
 }
 
 /*
- * Under s->lock: on every traced CPU, stop and publish, run between()
- * once (right after the first stop, or here if nothing was tracing) and
- * start again. SNAPSHOT and SET_DRV_CONFIG both use it.
+ * Under cpus_read_lock() and s->lock: on every traced CPU, stop and
+ * publish, install the new configuration and run between() once (right
+ * after the first stop, or here if nothing was tracing), and start again.
+ * SNAPSHOT and a SET_DRV_CONFIG on a one-CPU session do it in one IPI per
+ * CPU.
  */
+static int tb_trace_restart_one(struct tb_restart_call *c)
+{
+	struct tb_session *s = c->s;
+
+	lockdep_assert_held(&s->lock);
+	tb_trace_on_cpus(s->cpus, tb_trace_restart_ipi, c, NULL);
+	if (!c->done)
+		tb_trace_between_locked(c);
+	return c->ret;
+}
+
 static int tb_trace_restart(struct tb_session *s,
 			    void (*between)(struct tb_session *s, void *arg), void *arg)
 {
 	struct tb_restart_call c = { .s = s, .between = between, .arg = arg };
-	unsigned int cpu;
 
-	lockdep_assert_held(&s->lock);
-	for_each_cpu(cpu, s->cpus)
-		smp_call_function_single(cpu, tb_trace_restart_ipi, &c, 1);
-	if (between && !c.done)
-		between(s, arg);
-	return c.ret;
+	return tb_trace_restart_one(&c);
 }
 
 /*
- * Under s->lock. Install a new backend configuration and make it take
- * effect: the AUX data written under the old one is published before
- * between() (the CONFIG record) runs, and the new one starts after it.
- * Returns the error of a CPU whose hardware refused to restart (that
- * session is then in the error state: EPOLLERR).
+ * Under cpus_read_lock() and s->lock. Install a new backend configuration
+ * and make it take effect with no window: every byte written under the
+ * old one is published before between() (the CONFIG record) runs, and no
+ * CPU runs the new one before it. One CPU: stop, install, record, start,
+ * in one IPI. Several CPUs (a shared sink): stop all, then install and
+ * record, then start all; a drain in between finds nothing active. Returns
+ * the error of a CPU whose hardware refused to restart (the session is
+ * then in the error state: EPOLLERR).
  */
 int tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
 			 void (*between)(struct tb_session *s, void *arg), void *arg)
 {
-	unsigned long flags;
+	struct tb_restart_call c = {
+		.s = s, .bcfg = bcfg, .bcfg_size = size,
+		.between = between, .arg = arg,
+	};
 
-	/* start() reads s->bcfg under trace_lock: swap it under the same. */
-	spin_lock_irqsave(&s->trace_lock, flags);
-	memcpy(s->bcfg, bcfg, size);
-	spin_unlock_irqrestore(&s->trace_lock, flags);
-	return tb_trace_restart(s, between, arg);
+	lockdep_assert_held(&s->lock);
+	if (cpumask_weight(s->cpus) <= 1 || !s->backend)
+		return tb_trace_restart_one(&c);
+	if (!zalloc_cpumask_var(&c.stopped, GFP_KERNEL))
+		return -ENOMEM;
+	tb_trace_on_cpus(s->cpus, tb_trace_pause_ipi, &c, NULL);
+	tb_trace_between_locked(&c);
+	tb_trace_on_cpus(c.stopped, tb_trace_resume_ipi, &c, NULL);
+	free_cpumask_var(c.stopped);
+	return c.ret;
 }
 
 void tb_trace_init(struct tb_session *s)
 {
-	spin_lock_init(&s->trace_lock);
+	raw_spin_lock_init(&s->trace_lock);
 	s->drain_cpu = -1;
 	hrtimer_init(&s->drain_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	s->drain_timer.function = tb_drain_timer_fn;

@@ -142,6 +142,11 @@ enum tracebuf_target {
  *  -EBUSY   the session's data ring exists (SETUP gave data_size, or it
  *           was mapped): SETUP is final from then on
  *  -ENOMEM  no memory for the ring
+ *  -EPERM   data_size given, and the ring's pages (data + control page)
+ *           are over the caller's pinned-memory limit: the per-user
+ *           allowance (module parameter mlock_kb, KiB per online CPU, as
+ *           perf_event_mlock_kb) and then RLIMIT_MEMLOCK, unless
+ *           CAP_IPC_LOCK (docs/abi.md, "Permissions and memory limits")
  */
 struct tracebuf_setup {
 	__u32	size;			/* sizeof(struct tracebuf_setup) */
@@ -256,10 +261,16 @@ struct tracebuf_ctl {
  * another offset or size (-EINVAL); a session without a backend
  * (-ENODEV); MAP_PRIVATE (-EINVAL), PROT_EXEC (-EPERM); a second mapping
  * with the other protection (writable vs read-only: -EINVAL); an
- * aux_watermark larger than aux_size (-EINVAL); a read-only (snapshot)
- * mapping where the hardware cannot wrap freely (Intel PT without
- * multi-entry ToPA: -EOPNOTSUPP); no memory (-ENOMEM).
- * The pages are zeroed before they are mapped.
+ * aux_watermark larger than aux_size (-EINVAL); aux_offset above
+ * TRACEBUF_AUX_OFFSET_MAX (-EINVAL); a read-only (snapshot) mapping where
+ * the hardware cannot wrap freely (Intel PT without multi-entry ToPA:
+ * -EOPNOTSUPP); the sink needs one physically contiguous area and none
+ * was found (CoreSight flat ETR: -ENOMEM); no memory (-ENOMEM); the AUX
+ * pages and the backend's output tables over the caller's pinned-memory
+ * limit (-EPERM, as for SETUP). A failed AUX mmap changes nothing.
+ * The pages are zeroed before they are mapped. Like the mapping at offset
+ * 0, it is never inherited across fork (MADV_DOFORK fails with -EINVAL),
+ * and a page dropped with MADV_DONTNEED is mapped again on the next touch.
  *
  * Writable AUX mapping (no-overwrite mode): the hardware never overwrites
  * bytes the consumer has not released by storing aux_tail (release
@@ -292,6 +303,7 @@ struct tracebuf_ctl {
  * new AUX mapping.
  */
 #define TRACEBUF_AUX_SIZE_MAX		(1ULL << 32)
+#define TRACEBUF_AUX_OFFSET_MAX		(1ULL << 40)
 
 /*
  * TRACEBUF_IOC_ENABLE - start the trace hardware on the session's CPU(s).
@@ -299,17 +311,23 @@ struct tracebuf_ctl {
  * offline; -ENXIO no AUX mapping; -EALREADY already enabled (also after a
  * collision or error: DISABLE first); -EBUSY another owner holds the
  * hardware (perf's intel_pt, or another tracebuf session on that CPU);
- * -EIO the hardware refused the programmed values; -EINVAL SETUP not done.
+ * -EIO the hardware refused the programmed values; -EINVAL SETUP not done;
+ * -EACCES CPU-wide tracing needs CAP_PERFMON (or CAP_SYS_ADMIN) in the
+ * credentials the file was opened with, unless the module parameter
+ * paranoid (as perf_event_paranoid) is <= 0.
  *
  * TRACEBUF_IOC_DISABLE - stop the hardware and publish everything it wrote.
  * Returns 0 also when not enabled. -EINVAL before SETUP.
  *
  * TRACEBUF_IOC_SNAPSHOT - snapshot mode only: stop, publish, restart.
- * Errors: -EINVAL not in snapshot mode; -ENXIO not enabled.
+ * Errors: -EINVAL not in snapshot mode; -ENXIO not enabled; -EBUSY or
+ * -EIO a CPU's hardware refused to restart (what it wrote is published,
+ * that CPU stays stopped and the session is in the error state, EPOLLERR).
  *
  * After a collision (another owner took the hardware: an AUX record with
  * COLLISION) or a hardware error, the session stops tracing and poll
- * reports EPOLLERR (and TRACEBUF_CTL_F_ENABLED is cleared) until DISABLE;
+ * reports EPOLLERR until DISABLE, and TRACEBUF_CTL_F_ENABLED is cleared
+ * once no CPU of the session traces (ENABLE still returns -EALREADY);
  * DISABLE then ENABLE starts again. SIGIO reports it as POLL_IN: check
  * poll() for EPOLLERR.
  */

@@ -306,21 +306,48 @@ static void malformed(int fd)
 	}
 }
 
-/* Kernel tracing needs CAP_PERFMON: a process that dropped it is refused. */
+/* Drop every capability (effective, permitted, inheritable); stay uid 0. */
+static int drop_caps(void)
+{
+	struct { unsigned int version; int pid; } h = { 0x20080522, 0 };
+	struct { unsigned int eff, perm, inh; } d[2];
+
+	memset(d, 0, sizeof(d));
+	return syscall(SYS_capset, &h, d);
+}
+
+/*
+ * Kernel tracing needs CAP_PERFMON of the opener (the credentials the file
+ * was opened with): a file opened without it is refused, whoever uses it;
+ * the file opened with it (fd) still works after its user dropped it.
+ */
 static void unprivileged(int fd)
 {
 	pid_t pid = fork();
 	int st;
 
 	if (pid == 0) {
+		struct tracebuf_session u;
 		struct res r;
 
-		if (setgid(65534) || setuid(65534))
+		if (drop_caps())
 			_exit(3);
+		/* fd was opened with CAP_PERFMON: still allowed. */
 		r = set_cfg(fd, "kernel=1", 0);
+		if (r.ret)
+			_exit(4);
+		r = set_cfg(fd, "kernel=0", 0);
+		if (r.ret)
+			_exit(5);
+		if (setup(&u, "intel_pt", CPU, 0))
+			_exit(6);
+		r = set_cfg(u.fd, "kernel=1", 0);
 		if (r.ret != -EACCES || r.dc.err_reason != TRACEBUF_CFG_PERMISSION)
 			_exit(1);
-		r = set_cfg(fd, "kernel=0,user=1", 0);
+		r = set_cfg(u.fd, "cr3=current", 0);
+		if (r.ret != -EACCES || r.dc.err_reason != TRACEBUF_CFG_PERMISSION)
+			_exit(7);
+		r = set_cfg(u.fd, "kernel=0,user=1", 0);
 		_exit(r.ret ? 2 : 0);
 	}
 	TBT_CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
