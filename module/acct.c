@@ -6,11 +6,13 @@
  * the AUX pages and the backend's output tables) is charged when it is
  * allocated and uncharged when it is freed, by the rule of perf_mmap()
  * (kernel/events/core.c): up to mlock_kb KiB per online CPU are charged
- * to the user's locked_vm (the counter perf and io_uring charge too);
- * the rest goes to the caller's mm->pinned_vm (VmPin), which must stay
+ * to a per-user allowance of tracebuf's own (perf keeps its own too,
+ * user_struct's perf_mlock; the user's locked_vm, which io_uring and
+ * networking charge against RLIMIT_MEMLOCK, is left alone); the rest goes
+ * to the caller's mm->pinned_vm (VmPin), which must stay
  * within RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK or paranoid is
  * -1. A refusal is -EPERM, as perf's. The charge keeps references to the
- * user and the mm, so it is given back exactly even when the process
+ * user's allowance and the mm, so it is given back exactly even when the process
  * that made it is gone (an fd passed with SCM_RIGHTS). The pages are
  * also allocated __GFP_ACCOUNT, so the memory cgroup sees them.
  *
@@ -24,12 +26,15 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
+#include <linux/slab.h>
+#include <linux/uidgid.h>
 
 #include "internal.h"
 
@@ -42,6 +47,30 @@ static int tb_paranoid = 2;
 module_param_named(paranoid, tb_paranoid, int, 0644);
 MODULE_PARM_DESC(paranoid, "As perf_event_paranoid: CPU-wide tracing without CAP_PERFMON at <= 0; -1 also lifts RLIMIT_MEMLOCK");
 
+/*
+ * One user's pages within the allowance (perf's user->perf_mlock). An
+ * entry lives while a charge refers to it.
+ */
+struct tb_user {
+	struct hlist_node node;		/* in tb_users, under tb_users_lock */
+	kuid_t uid;
+	unsigned long pages;		/* under tb_users_lock */
+	unsigned int refs;		/* charges pointing here; under tb_users_lock */
+};
+
+static DEFINE_HASHTABLE(tb_users, 6);
+static DEFINE_SPINLOCK(tb_users_lock);	/* tb_users and every tb_user */
+
+static struct tb_user *tb_user_find(kuid_t uid)
+{
+	struct tb_user *u;
+
+	hash_for_each_possible(tb_users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			return u;
+	return NULL;
+}
+
 /**
  * tb_charge - charge pages about to be pinned to the caller
  * @c: the charge of one area; pages accumulate in it
@@ -51,29 +80,42 @@ MODULE_PARM_DESC(paranoid, "As perf_event_paranoid: CPU-wide tracing without CAP
  */
 int tb_charge(struct tb_charge *c, unsigned long pages)
 {
-	struct user_struct *user = current_user();
+	kuid_t uid = current_uid();
 	struct mm_struct *mm = current->mm;
 	unsigned long limit, locked, extra = 0;
+	struct tb_user *u, *fresh;
+	int ret = 0;
 
-	if (WARN_ON_ONCE(c->user && c->user != user))
+	if (WARN_ON_ONCE(c->user && !uid_eq(c->user->uid, uid)))
 		return -EPERM;
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh)
+		return -ENOMEM;
+	spin_lock(&tb_users_lock);
+	u = c->user ?: tb_user_find(uid);
+	if (!u) {
+		u = fresh;
+		fresh = NULL;
+		u->uid = uid;
+		hash_add(tb_users, &u->node, __kuid_val(uid));
+	}
 	/* perf_mmap(): the per-user part first, capped at the allowance. */
 	limit = (READ_ONCE(tb_mlock_kb) >> (PAGE_SHIFT - 10)) * num_online_cpus();
-	locked = min_t(unsigned long, atomic_long_read(&user->locked_vm), limit);
-	locked += pages;
+	locked = min(u->pages, limit) + pages;
 	if (locked > limit)
 		extra = locked - limit;
-	if (extra) {
-		if (!mm || (c->mm && c->mm != mm))
-			return -EPERM;
-		if (atomic64_read(&mm->pinned_vm) + extra >
-		    rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT &&
-		    READ_ONCE(tb_paranoid) > -1 && !capable(CAP_IPC_LOCK))
-			return -EPERM;
+	if (extra &&
+	    (!mm || (c->mm && c->mm != mm) ||
+	     (atomic64_read(&mm->pinned_vm) + extra > rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT &&
+	      READ_ONCE(tb_paranoid) > -1 && !capable(CAP_IPC_LOCK)))) {
+		ret = -EPERM;
+		goto out;
 	}
-	atomic_long_add(pages - extra, &user->locked_vm);
-	if (!c->user)
-		c->user = get_uid(user);	/* dropped in tb_uncharge() */
+	u->pages += pages - extra;
+	if (!c->user) {
+		u->refs++;		/* dropped in tb_uncharge() */
+		c->user = u;
+	}
 	c->user_pages += pages - extra;
 	if (extra) {
 		atomic64_add(extra, &mm->pinned_vm);
@@ -83,15 +125,31 @@ int tb_charge(struct tb_charge *c, unsigned long pages)
 		}
 		c->pinned_pages += extra;
 	}
-	return 0;
+out:
+	if (!u->refs) {			/* a fresh entry nobody took */
+		hash_del(&u->node);
+		fresh = u;
+	}
+	spin_unlock(&tb_users_lock);
+	kfree(fresh);
+	return ret;
 }
 
 /* Give back everything c holds; c is empty again. */
 void tb_uncharge(struct tb_charge *c)
 {
+	struct tb_user *gone = NULL;
+
 	if (c->user) {
-		atomic_long_sub(c->user_pages, &c->user->locked_vm);
-		free_uid(c->user);	/* taken in tb_charge() */
+		spin_lock(&tb_users_lock);
+		c->user->pages -= c->user_pages;
+		if (!--c->user->refs) {	/* taken in tb_charge() */
+			WARN_ON_ONCE(c->user->pages);
+			hash_del(&c->user->node);
+			gone = c->user;
+		}
+		spin_unlock(&tb_users_lock);
+		kfree(gone);
 	}
 	if (c->mm) {
 		atomic64_sub(c->pinned_pages, &c->mm->pinned_vm);

@@ -35,10 +35,12 @@ struct mm_struct;
  * Pinned pages charged to a user and an mm, as perf_mmap() charges them
  * (acct.c): given back exactly, whoever frees them.
  */
+struct tb_user;
+
 struct tb_charge {
-	struct user_struct *user;	/* reference held while charged */
+	struct tb_user *user;		/* its allowance; a reference (acct.c) */
 	struct mm_struct *mm;		/* mmgrab()bed while pinned_pages */
-	unsigned long user_pages;	/* in user->locked_vm */
+	unsigned long user_pages;	/* within user's allowance */
 	unsigned long pinned_pages;	/* in mm->pinned_vm */
 };
 

@@ -108,6 +108,20 @@ static int tb_wrmsr(u32 msr, u64 val)
 
 /* --- per-CPU state ------------------------------------------------------ */
 
+/*
+ * The PT registers as tb_pt_start found them. Another owner (perf's
+ * intel_pt) caches what it last wrote and skips a write that its copy says
+ * is redundant (6.1 arch/x86/events/intel/pt.c: pt_config_buffer() and
+ * pt_config_filters(); STATUS is cleared only on an event's first start,
+ * pt_config()). So every register tracebuf writes is given back as found
+ * whenever its TraceEn is clear for longer than one drain cycle (stop,
+ * stall, failure): the other owner's copies stay true.
+ */
+struct tb_pt_regs {
+	u64 ctl, status, base, mask, cr3;
+	u64 addr[TB_PT_MAX_ADDR_RANGES][2];
+};
+
 struct tb_pt_cpu {
 	/*
 	 * The session tracing here, or NULL. Written on this CPU with
@@ -119,6 +133,8 @@ struct tb_pt_cpu {
 	u64 ctl;			/* RTIT_CTL as we programmed it */
 	bool running;			/* TraceEn set by us */
 	bool stalled;			/* stopped on a full ring: waiting for room */
+	bool held;			/* the registers hold our values, not found */
+	struct tb_pt_regs found;	/* as tb_pt_start found them */
 	u64 last_off;			/* snapshot: AUX offset at the last sample */
 	u64 base, mask;			/* output position to program next */
 	struct tb_session *suspended;	/* stopped by system suspend */
@@ -503,15 +519,90 @@ static bool tb_pt_place(struct tb_pt_cpu *pc, struct tb_aux *aux, struct tb_pt_b
 	return true;
 }
 
-static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_aux *aux, struct tb_pt_buf *buf)
+/* Read what another owner left, TraceEn clear: tb_pt_release() restores it. */
+static int tb_pt_save(struct tb_pt_cpu *pc, u64 ctl)
 {
+	struct tb_pt_regs *r = &pc->found;
+	unsigned int i;
+
+	r->ctl = ctl;
+	if (tb_rdmsr(TB_MSR_RTIT_STATUS, &r->status) ||
+	    tb_rdmsr(TB_MSR_RTIT_OUTPUT_BASE, &r->base) ||
+	    tb_rdmsr(TB_MSR_RTIT_OUTPUT_MASK, &r->mask))
+		return -EIO;
+	r->status &= TB_RTIT_STATUS_WRITABLE;
+	if (tb_pt_has(&pc->caps, TRACEBUF_PT_CAP_CR3_FILTERING) &&
+	    tb_rdmsr(TB_MSR_RTIT_CR3_MATCH, &r->cr3))
+		return -EIO;
+	for (i = 0; i < pc->caps.nr_addr_ranges && i < TB_PT_MAX_ADDR_RANGES; i++)
+		if (tb_rdmsr(TB_MSR_RTIT_ADDR_A(i), &r->addr[i][0]) ||
+		    tb_rdmsr(TB_MSR_RTIT_ADDR_B(i), &r->addr[i][1]))
+			return -EIO;
+	return 0;
+}
+
+/*
+ * Give the registers back as found. The CTL write comes first: it clears
+ * our TraceEn if still set (legal with other bits changing, SDM vol. 3C
+ * 33.2.8.2), after which the others may be written.
+ */
+static void tb_pt_release(struct tb_pt_cpu *pc)
+{
+	const struct tb_pt_regs *r = &pc->found;
+	unsigned int i;
+
+	pc->running = false;
+	if (!pc->held)
+		return;
+	pc->held = false;
+	tb_wrmsr(TB_MSR_RTIT_CTL, r->ctl & ~TB_RTIT_CTL_TRACEEN);
+	tb_wrmsr(TB_MSR_RTIT_OUTPUT_BASE, r->base);
+	tb_wrmsr(TB_MSR_RTIT_OUTPUT_MASK, r->mask);
+	if (tb_pt_has(&pc->caps, TRACEBUF_PT_CAP_CR3_FILTERING))
+		tb_wrmsr(TB_MSR_RTIT_CR3_MATCH, r->cr3);
+	for (i = 0; i < pc->caps.nr_addr_ranges && i < TB_PT_MAX_ADDR_RANGES; i++) {
+		tb_wrmsr(TB_MSR_RTIT_ADDR_A(i), r->addr[i][0]);
+		tb_wrmsr(TB_MSR_RTIT_ADDR_B(i), r->addr[i][1]);
+	}
+	tb_wrmsr(TB_MSR_RTIT_STATUS, r->status);
+}
+
+/* Program the filters once per hold: drain cycles keep them. */
+static int tb_pt_hold(struct tb_pt_cpu *pc, const struct tb_pt_cfg *cfg)
+{
+	unsigned int i;
+
+	if (pc->held)
+		return 0;
+	pc->held = true;
+	for (i = 0; i < pc->caps.nr_addr_ranges && i < TB_PT_MAX_ADDR_RANGES; i++)
+		if (tb_wrmsr(TB_MSR_RTIT_ADDR_A(i), cfg->addr_a[i]) ||
+		    tb_wrmsr(TB_MSR_RTIT_ADDR_B(i), cfg->addr_b[i]))
+			return -EIO;
+	if (tb_pt_has(&pc->caps, TRACEBUF_PT_CAP_CR3_FILTERING) &&
+	    tb_wrmsr(TB_MSR_RTIT_CR3_MATCH, cfg->cr3))
+		return -EIO;
+	return 0;
+}
+
+/*
+ * (Re)start at the published head, or stall with the registers given back
+ * when there is no room.
+ */
+static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_session *s)
+{
+	struct tb_aux *aux = s->aux;
+	struct tb_pt_buf *buf = aux->priv;
+
 	if (!tb_pt_place(pc, aux, buf)) {
 		pc->stalled = true;
+		tb_pt_release(pc);
 		return 0;
 	}
 	pc->stalled = false;
 	pc->last_off = tb_aux_head(aux) & aux->mask;
-	if (tb_wrmsr(TB_MSR_RTIT_OUTPUT_BASE, pc->base) ||
+	if (tb_pt_hold(pc, s->bcfg) ||
+	    tb_wrmsr(TB_MSR_RTIT_OUTPUT_BASE, pc->base) ||
 	    tb_wrmsr(TB_MSR_RTIT_OUTPUT_MASK, pc->mask) ||
 	    tb_wrmsr(TB_MSR_RTIT_STATUS, 0) ||
 	    tb_wrmsr(TB_MSR_RTIT_CTL, pc->ctl))
@@ -573,8 +664,6 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 		if (!delta && free == aux->size)
 			delta = aux->size;
 	}
-	if (status & TB_RTIT_STATUS_BUFFOVF)
-		*flags |= TRACEBUF_AUX_F_PARTIAL;
 	if (aux->snapshot) {
 		aux->snap_written += (off - pc->last_off) & aux->mask;
 		pc->last_off = off;
@@ -582,12 +671,15 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 	return tb_aux_head(aux) + delta;
 }
 
-/* Give up this CPU's hardware: the session is in the error state. */
+/*
+ * Give up this CPU's hardware: the session is in the error state. The
+ * registers are given back unless another owner holds them now.
+ */
 static void tb_pt_fail(struct tb_session *s, struct tb_pt_cpu *pc, unsigned int cpu,
 		       const char *why)
 {
 	pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: %s; tracing stopped\n", cpu, why);
-	pc->running = false;
+	tb_pt_release(pc);
 	pc->stalled = false;
 	WRITE_ONCE(pc->s, NULL);	/* the NMI handler leaves this CPU alone */
 	tb_trace_error(s, cpu);
@@ -601,6 +693,7 @@ static void tb_pt_fail(struct tb_session *s, struct tb_pt_cpu *pc, unsigned int 
 static void tb_pt_collision(struct tb_session *s, struct tb_pt_cpu *pc,
 			    unsigned int cpu)
 {
+	pc->held = false;	/* theirs now: not one write */
 	tb_aux_publish(s->aux, tb_aux_head(s->aux), TRACEBUF_AUX_F_COLLISION);
 	tb_pt_fail(s, pc, cpu, "another owner took the hardware");
 }
@@ -639,11 +732,11 @@ static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
 		if (flags & TRACEBUF_AUX_F_TRUNCATED)
 			pc->stalled = true;	/* resume at a watermark of room */
 	} else if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) || (ctl & TB_RTIT_CTL_TRACEEN)) {
-		/* Stalled: nobody else may have taken the unit while it was idle. */
+		/* Stalled: another owner took the unit while it was idle. */
 		tb_pt_collision(s, pc, cpu);
 		return;
 	}
-	if (tb_pt_run(pc, aux, buf))
+	if (tb_pt_run(pc, s))
 		tb_pt_fail(s, pc, cpu, "restart refused");
 }
 
@@ -656,9 +749,6 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
 	const struct tb_pt_cfg *cfg = s->bcfg;
-	struct tb_aux *aux = s->aux;
-	struct tb_pt_buf *buf = aux->priv;
-	unsigned int i;
 	u64 ctl;
 	int ret;
 
@@ -674,21 +764,15 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 	/* BDM106 needs BranchEn: its key table only allows branch=1. */
 	pc->ctl = cfg->ctl | TB_RTIT_CTL_TOPA | TB_RTIT_CTL_TRACEEN;
 	pc->stalled = false;
-	/* CTL must not carry TraceEn while the other MSRs are written. */
-	if (tb_wrmsr(TB_MSR_RTIT_CTL, 0))
-		return -EIO;
-	for (i = 0; i < pc->caps.nr_addr_ranges && i < TB_PT_MAX_ADDR_RANGES; i++)
-		if (tb_wrmsr(TB_MSR_RTIT_ADDR_A(i), cfg->addr_a[i]) ||
-		    tb_wrmsr(TB_MSR_RTIT_ADDR_B(i), cfg->addr_b[i]))
-			return -EIO;
-	if (tb_pt_has(&pc->caps, TRACEBUF_PT_CAP_CR3_FILTERING) &&
-	    tb_wrmsr(TB_MSR_RTIT_CR3_MATCH, cfg->cr3))
+	pc->held = false;
+	/* TraceEn is clear: the other registers may be read and written. */
+	if (tb_pt_save(pc, ctl))
 		return -EIO;
 	WRITE_ONCE(pc->s, s);	/* the NMI handler may drain from now on */
-	ret = tb_pt_run(pc, aux, buf);
+	ret = tb_pt_run(pc, s);
 	if (ret) {
 		WRITE_ONCE(pc->s, NULL);
-		tb_wrmsr(TB_MSR_RTIT_CTL, 0);
+		tb_pt_release(pc);
 	}
 	return ret;
 }
@@ -709,8 +793,13 @@ static void tb_pt_stop(struct tb_session *s, unsigned int cpu)
 		}
 		head = tb_pt_halt(pc, aux, aux->priv, false, &flags, &err);
 		tb_aux_publish(aux, head, flags);
+	} else if (!pc->held &&
+		   (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) || (ctl & TB_RTIT_CTL_TRACEEN))) {
+		/* Stalled, registers given back, and another owner is tracing. */
+		tb_pt_collision(s, pc, cpu);
+		return;
 	}
-	tb_wrmsr(TB_MSR_RTIT_CTL, 0);
+	tb_pt_release(pc);
 	pc->stalled = false;
 	WRITE_ONCE(pc->s, NULL);
 }

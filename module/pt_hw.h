@@ -63,10 +63,14 @@ struct module;
 #define TB_RTIT_STATUS_FILTEREN		BIT_ULL(0)
 #define TB_RTIT_STATUS_CONTEXTEN	BIT_ULL(1)
 #define TB_RTIT_STATUS_TRIGGEREN	BIT_ULL(2)
-#define TB_RTIT_STATUS_BUFFOVF		BIT_ULL(3)
+/* Bit 3 is reserved (SDM vol. 3C 33.2.8.4): overflow is an OVF packet. */
 #define TB_RTIT_STATUS_ERROR		BIT_ULL(4)
 #define TB_RTIT_STATUS_STOPPED		BIT_ULL(5)
 #define TB_RTIT_STATUS_BYTECNT		GENMASK_ULL(48, 32)
+/* The bits software may write back (the others are read-only or reserved). */
+#define TB_RTIT_STATUS_WRITABLE		(TB_RTIT_STATUS_ERROR | \
+					 TB_RTIT_STATUS_STOPPED | \
+					 TB_RTIT_STATUS_BYTECNT)
 
 /*
  * IA32_RTIT_OUTPUT_MASK_PTRS in ToPA mode: bits 6:0 read as 1, bits 31:7

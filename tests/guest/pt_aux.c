@@ -44,8 +44,10 @@ static void capture(const char *name, uint64_t aux, uint64_t wm, int run_ms,
 		struct pollfd p = { .fd = x.s.fd, .events = POLLIN };
 
 		msleep(stall_ms);
-		TBT_CHECK(emu_stat(CPU, "stopped") == 1, "%s: hardware did not stop on a full ring",
-			  name);
+		/* Stalled: TraceEn clear, the registers given back as found. */
+		TBT_CHECK(emu_stat(CPU, "traceen") == 0 && emu_stat(CPU, "stopped") == 0,
+			  "%s: hardware did not stop on a full ring, or kept our state", name);
+		TBT_CHECK(x.s.ctl->flags & TRACEBUF_CTL_F_ENABLED, "%s: stalled is enabled", name);
 		TBT_CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLIN), "%s: poll %#x", name,
 			  p.revents);
 	}

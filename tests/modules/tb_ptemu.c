@@ -90,6 +90,14 @@
  *                  its own CTL and output on an emulator page), 0: it
  *                  releases it (TraceEn=0, CTL=0)
  *   cpuN/foreign   w, as steal but 1 fails with -EBUSY if TraceEn is set
+ *   cpuN/perf      w, 1: perf's intel_pt event is scheduled in on that CPU,
+ *                  0: out; modelled on 6.1/6.12 pt.c, register copies and
+ *                  all (see ptemu_perf_in). stats count the violations:
+ *                  perf_stale (perf enabled over output or filters it
+ *                  believes are its own but are not), perf_dead (over
+ *                  STATUS Stopped/Error, which it clears only on its first
+ *                  start), perf_killed (tracebuf wrote CTL while perf's
+ *                  TraceEn was set), perf_gp (a perf wrmsrl faulted)
  */
 #include <linux/bitfield.h>
 #include <linux/cpu.h>
@@ -192,8 +200,8 @@ MODULE_PARM_DESC(pmi_lost, "Lose every ToPA PMI (no status bit, no NMI): tests t
 #define PTEMU_STATUS_RO		(TB_RTIT_STATUS_FILTEREN | \
 				 TB_RTIT_STATUS_CONTEXTEN | \
 				 TB_RTIT_STATUS_TRIGGEREN)
-#define PTEMU_STATUS_RW		(TB_RTIT_STATUS_BUFFOVF | \
-				 TB_RTIT_STATUS_ERROR | \
+/* Bit 3 is reserved (SDM vol. 3C 33.2.8.4, IA32_RTIT_STATUS): a #GP. */
+#define PTEMU_STATUS_RW		(TB_RTIT_STATUS_ERROR | \
 				 TB_RTIT_STATUS_STOPPED | \
 				 TB_RTIT_STATUS_BYTECNT)
 #define PTEMU_HALTED		(TB_RTIT_STATUS_STOPPED | TB_RTIT_STATUS_ERROR)
@@ -226,15 +234,40 @@ struct ptemu_cpu {
 	u64 over;			/* bytes generated beyond the budget */
 	u8 buf[PTGEN_MAX_GROUP];	/* tick scratch */
 
-	/* The other owner (steal/foreign): under ptemu.lock, and the IPI. */
+	/* The other owner (steal/foreign/perf): under ptemu.lock, and the IPI. */
 	bool foreign;
+	bool out_void;			/* its output is not its own: dropped */
+	u64 fbase;			/* its OUTPUT_BASE */
 	struct page *fpages;		/* [0] ToPA table, [1] output */
+
+	/*
+	 * perf's intel_pt as the other owner (debugfs cpuN/perf), as 6.1's
+	 * and 6.12's arch/x86/events/intel/pt.c behave: per-CPU copies of
+	 * what it last wrote (struct pt: output_base, output_mask, filters),
+	 * zero at boot, refreshed from the registers at its stop
+	 * (pt_read_offset), and a write skipped when the copy matches.
+	 */
+	struct {
+		bool active;		/* its event is scheduled in here */
+		bool started;		/* pt_config() first round done */
+		bool traceen;		/* its CTL write took */
+		u64 base, mask;		/* pt->output_base, pt->output_mask */
+		u64 pos;		/* where its buffer goes on (MASK value) */
+		u64 addr_a, addr_b;	/* pt->filters.filter[0] */
+		u64 ctl;		/* event->hw.config */
+	} perf;
+	/* Violations of the world's rules: each one fails a test. */
+	u64 perf_stale;			/* perf traced into output not its own */
+	u64 perf_dead;			/* perf enabled over Stopped/Error */
+	u64 perf_killed;		/* tracebuf wrote CTL under perf's TraceEn */
+	u64 perf_gp;			/* perf's unchecked wrmsrl faulted */
 
 	/* Statistics: written on this CPU only, WRITE_ONCE/READ_ONCE. */
 	u64 ptw_seq;			/* next PTW sequence number */
 	u64 seed_ptw_seq, seed_tsc;	/* ptgen_init arguments, last enable */
 	u64 bytes_written, bytes_dropped, ptw_dropped, foreign_bytes;
 	u64 pmis, pmis_lost, ticks, enables, errors, gps, ovfs, nested;
+	u64 gp_msr, gp_val;		/* the last faulting access (read: ~0) */
 
 	unsigned int cpu;
 	struct dentry *dir;
@@ -450,7 +483,7 @@ static void ptemu_emit(struct ptemu_cpu *pc, const u8 *buf, unsigned int len,
 {
 	unsigned int w = 0;
 
-	if (!(pc->status & PTEMU_HALTED))
+	if (!(pc->status & PTEMU_HALTED) && !pc->out_void)
 		w = pc->ctl & TB_RTIT_CTL_TOPA ? ptemu_topa_out(pc, buf, len) :
 						 ptemu_single_out(pc, buf, len);
 	ptemu_add(pc->out_foreign ? &pc->foreign_bytes : &pc->bytes_written, w);
@@ -638,9 +671,8 @@ static void ptemu_enable(struct ptemu_cpu *pc)
 	pc->need_start = true;
 	pc->frac = 0;
 	pc->over = 0;
-	pc->out_foreign = pc->foreign &&
-			  pc->base == page_to_phys(pc->fpages) +
-				      (single_range ? PAGE_SIZE : 0);
+	pc->out_foreign = pc->foreign && pc->base == pc->fbase;
+	pc->out_void = pc->foreign && !pc->out_foreign;
 	/* Operational errors of the output show up at once. */
 	if (!(pc->status & TB_RTIT_STATUS_ERROR)) {
 		if (pc->ctl & TB_RTIT_CTL_TOPA)
@@ -686,7 +718,11 @@ static int ptemu_ctl_check(const struct ptemu_cpu *pc, u64 val)
 {
 	unsigned int n;
 
-	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) &&
+	/*
+	 * SDM vol. 3C 33.2.8.2: a write that changes other bits while
+	 * TraceEn=1 #GPs, unless the same write clears TraceEn.
+	 */
+	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && (val & TB_RTIT_CTL_TRACEEN) &&
 	    ((pc->ctl ^ val) & ~TB_RTIT_CTL_TRACEEN))
 		return -EIO;
 	if (val & ~ptemu.ctl_valid)
@@ -797,15 +833,20 @@ static int __ptemu_wrmsr(struct ptemu_cpu *pc, u32 msr, u64 val)
 		if (ptemu_ctl_check(pc, val))
 			return -EIO;
 		old = pc->ctl;
-		WRITE_ONCE(pc->ctl, val);	/* READ_ONCE: tick, stats */
-		if (!((old ^ val) & TB_RTIT_CTL_TRACEEN))
+		if (!((old ^ val) & TB_RTIT_CTL_TRACEEN)) {
+			WRITE_ONCE(pc->ctl, val);	/* READ_ONCE: tick, stats */
 			return 0;
-		/* Only TraceEn changed: OS/USR/ToPA are the same for both. */
+		}
 		pc->epoch++;
-		if (val & TB_RTIT_CTL_TRACEEN)
+		if (val & TB_RTIT_CTL_TRACEEN) {
+			WRITE_ONCE(pc->ctl, val);
 			ptemu_enable(pc);
-		else
+		} else {
+			/* The flush runs with the bits that were tracing. */
+			WRITE_ONCE(pc->ctl, old & ~TB_RTIT_CTL_TRACEEN);
 			ptemu_disable(pc);
+			WRITE_ONCE(pc->ctl, val);
+		}
 		return 0;
 	case TB_MSR_RTIT_STATUS:
 		if (on || (val & ~(PTEMU_STATUS_RO | PTEMU_STATUS_RW)))
@@ -858,6 +899,8 @@ static int ptemu_rdmsr(u32 msr, u64 *val)
 	if (ret) {
 		*val = 0;
 		ptemu_add(&pc->gps, 1);
+		WRITE_ONCE(pc->gp_msr, msr);
+		WRITE_ONCE(pc->gp_val, ~0ULL);
 	}
 	local_irq_restore(flags);
 	return ret;
@@ -871,9 +914,19 @@ static int ptemu_wrmsr(u32 msr, u64 val)
 
 	local_irq_save(flags);
 	pc = this_cpu_ptr(ptemu.pc);
+	/*
+	 * Clearing TraceEn is legal (SDM 33.2.8.2) but ends perf's live
+	 * trace: tracebuf must leave a unit it does not own alone.
+	 */
+	if (msr == TB_MSR_RTIT_CTL && pc->perf.traceen &&
+	    (pc->ctl & TB_RTIT_CTL_TRACEEN))
+		ptemu_add(&pc->perf_killed, 1);
 	ret = __ptemu_wrmsr(pc, msr, val);
-	if (ret)
+	if (ret) {
 		ptemu_add(&pc->gps, 1);
+		WRITE_ONCE(pc->gp_msr, msr);
+		WRITE_ONCE(pc->gp_val, val);
+	}
 	local_irq_restore(flags);
 	return ret;
 }
@@ -938,6 +991,10 @@ static void ptemu_foreign_ipi(void *arg)
 	u64 *tbl = page_address(pc->fpages);
 	u64 ctl = PTEMU_FOREIGN_CTL;
 
+	if (pc->perf.active) {
+		r->ret = -EBUSY;	/* one other owner at a time */
+		return;
+	}
 	if (!r->take) {
 		if (!pc->foreign)
 			return;
@@ -948,6 +1005,7 @@ static void ptemu_foreign_ipi(void *arg)
 			r->ret = __ptemu_wrmsr(pc, TB_MSR_RTIT_CTL, 0);
 		pc->foreign = false;
 		pc->out_foreign = false;
+		pc->out_void = false;
 		return;
 	}
 	if (pc->foreign)
@@ -963,6 +1021,7 @@ static void ptemu_foreign_ipi(void *arg)
 			return;
 	}
 	pc->foreign = true;
+	pc->fbase = single_range ? out : table;
 	if (single_range) {
 		r->ret = __ptemu_wrmsr(pc, TB_MSR_RTIT_OUTPUT_BASE, out) ?:
 			 __ptemu_wrmsr(pc, TB_MSR_RTIT_OUTPUT_MASK, PAGE_SIZE - 1);
@@ -1042,6 +1101,169 @@ static const struct file_operations ptemu_foreign_fops = {
 	.llseek	= noop_llseek,
 };
 
+/* ---- another owner: perf's intel_pt ---- */
+
+/* Its one address filter (perf record --filter), in ADDR0. */
+#define PTEMU_PERF_ADDR_A	0x400000ULL
+#define PTEMU_PERF_ADDR_B	0x4fffffULL
+#define PTEMU_PERF_CTL		(TB_RTIT_CTL_TOPA | TB_RTIT_CTL_OS | \
+				 TB_RTIT_CTL_USR | TB_RTIT_CTL_TSCEN | \
+				 TB_RTIT_CTL_BRANCHEN)
+
+/* wrmsrl(): unchecked, a #GP is an "unchecked MSR access" splat. */
+static void ptemu_perf_wr(struct ptemu_cpu *pc, u32 msr, u64 val)
+{
+	if (__ptemu_wrmsr(pc, msr, val))
+		ptemu_add(&pc->perf_gp, 1);
+}
+
+/*
+ * pt_event_start(): pt_config_buffer() writes OUTPUT_BASE/MASK only where
+ * its copy differs; pt_config() clears STATUS on the event's first start
+ * only, programs its filters through the same kind of copy
+ * (pt_config_filters()) and sets CTL. It never reads the registers back:
+ * whatever its copies miss, it traces into. That is the rule checked here.
+ */
+static int ptemu_perf_in(struct ptemu_cpu *pc)
+{
+	u64 table = page_to_phys(pc->fpages), out = table + PAGE_SIZE;
+	u64 *tbl = page_address(pc->fpages);
+	u64 mask, ctl = PTEMU_PERF_CTL | TB_RTIT_CTL_TRACEEN;
+	bool filter = ptemu.nr_ranges > 0;
+
+	if (pc->perf.active)
+		return 0;
+	if (pc->foreign)
+		return -EBUSY;
+	/* One 4 KiB region then END back: valid single- and multi-entry. */
+	tbl[0] = out;
+	tbl[1] = table | TB_TOPA_END;
+	pc->foreign = true;
+	pc->fbase = table;
+	pc->perf.active = true;
+	/* pt_buffer_reset_offsets(): on from where its last stop left it. */
+	mask = pc->perf.started ? pc->perf.pos : TB_RTIT_MASK_LOWBITS;
+	if (pc->perf.base != table) {
+		pc->perf.base = table;
+		ptemu_perf_wr(pc, TB_MSR_RTIT_OUTPUT_BASE, table);
+	}
+	if (pc->perf.mask != mask) {
+		pc->perf.mask = mask;
+		ptemu_perf_wr(pc, TB_MSR_RTIT_OUTPUT_MASK, mask);
+	}
+	if (!pc->perf.started) {
+		pc->perf.started = true;
+		ptemu_perf_wr(pc, TB_MSR_RTIT_STATUS, 0);
+	}
+	if (filter) {
+		if (pc->perf.addr_a != PTEMU_PERF_ADDR_A) {
+			pc->perf.addr_a = PTEMU_PERF_ADDR_A;
+			ptemu_perf_wr(pc, TB_MSR_RTIT_ADDR_A(0), PTEMU_PERF_ADDR_A);
+		}
+		if (pc->perf.addr_b != PTEMU_PERF_ADDR_B) {
+			pc->perf.addr_b = PTEMU_PERF_ADDR_B;
+			ptemu_perf_wr(pc, TB_MSR_RTIT_ADDR_B(0), PTEMU_PERF_ADDR_B);
+		}
+		ctl |= (u64)TB_RTIT_ADDR_CFG_FILTER << TB_RTIT_CTL_ADDR_CFG_SHIFT(0);
+	}
+	pc->perf.ctl = ctl;
+	ptemu_perf_wr(pc, TB_MSR_RTIT_CTL, ctl);
+	WRITE_ONCE(pc->perf.traceen, pc->ctl == ctl);
+	if (!pc->perf.traceen)
+		return 0;
+	if (pc->base != table || pc->mask != mask ||
+	    (filter && (pc->addr[0][0] != PTEMU_PERF_ADDR_A ||
+			pc->addr[0][1] != PTEMU_PERF_ADDR_B)))
+		ptemu_add(&pc->perf_stale, 1);
+	if (pc->status & PTEMU_HALTED)
+		ptemu_add(&pc->perf_dead, 1);
+	return 0;
+}
+
+/*
+ * pt_event_stop(): pt_config_stop() writes its own CTL minus TraceEn (not
+ * read back: it clears whoever's TraceEn is set), pt_read_offset()
+ * refreshes its copies of OUTPUT_BASE/MASK from the registers, and
+ * pt_handle_status() writes STATUS back without Stopped/Error.
+ */
+static void ptemu_perf_out(struct ptemu_cpu *pc)
+{
+	u64 st;
+
+	if (!pc->perf.active)
+		return;
+	ptemu_perf_wr(pc, TB_MSR_RTIT_CTL, pc->perf.ctl & ~TB_RTIT_CTL_TRACEEN);
+	if (!__ptemu_rdmsr(pc, TB_MSR_RTIT_OUTPUT_BASE, &pc->perf.base) &&
+	    !__ptemu_rdmsr(pc, TB_MSR_RTIT_OUTPUT_MASK, &pc->perf.mask) &&
+	    !__ptemu_rdmsr(pc, TB_MSR_RTIT_STATUS, &st))
+		ptemu_perf_wr(pc, TB_MSR_RTIT_STATUS,
+			      st & PTEMU_STATUS_RW & ~PTEMU_HALTED);
+	pc->perf.pos = pc->perf.mask;
+	WRITE_ONCE(pc->perf.traceen, false);
+	WRITE_ONCE(pc->perf.active, false);
+	pc->foreign = false;
+	pc->out_foreign = false;
+	pc->out_void = false;
+}
+
+struct ptemu_perf_req {
+	struct ptemu_cpu *pc;
+	bool in;
+	int ret;
+};
+
+static void ptemu_perf_ipi(void *arg)
+{
+	struct ptemu_perf_req *r = arg;
+
+	if (r->in)
+		r->ret = ptemu_perf_in(r->pc);
+	else
+		ptemu_perf_out(r->pc);
+}
+
+/* Write 1: perf's event is scheduled in on that CPU; 0: out. */
+static ssize_t ptemu_perf_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct ptemu_perf_req r = { .pc = file->private_data };
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &v);
+	if (ret)
+		return ret;
+	if (v > 1)
+		return -EINVAL;
+	if (!topa)
+		return -EOPNOTSUPP;
+	r.in = v;
+	mutex_lock(&ptemu.lock);
+	if (!r.pc->fpages) {
+		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+		if (!r.pc->fpages) {
+			mutex_unlock(&ptemu.lock);
+			return -ENOMEM;
+		}
+	}
+	cpus_read_lock();
+	if (cpu_online(r.pc->cpu))
+		ret = smp_call_function_single(r.pc->cpu, ptemu_perf_ipi,
+					       &r, 1) ?: r.ret;
+	else
+		ret = -ENODEV;
+	cpus_read_unlock();
+	mutex_unlock(&ptemu.lock);
+	return ret ?: len;
+}
+
+static const struct file_operations ptemu_perf_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_perf_write,
+	.llseek	= noop_llseek,
+};
+
 /* ---- statistics ---- */
 
 /* Values read while the CPU may update them: untorn, not a snapshot. */
@@ -1063,12 +1285,23 @@ static int ptemu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "traceen %d\n", !!(ctl & TB_RTIT_CTL_TRACEEN));
 	seq_printf(m, "error %d\n", !!(status & TB_RTIT_STATUS_ERROR));
 	seq_printf(m, "gps %llu\n", READ_ONCE(pc->gps));
+	seq_printf(m, "gp_msr %llu\n", READ_ONCE(pc->gp_msr));
+	seq_printf(m, "gp_val %llu\n", READ_ONCE(pc->gp_val));
 	seq_printf(m, "ovfs %llu\n", READ_ONCE(pc->ovfs));
 	seq_printf(m, "nested %llu\n", READ_ONCE(pc->nested));
 	seq_printf(m, "foreign %d\n", READ_ONCE(pc->foreign));
 	seq_printf(m, "foreign_bytes %llu\n", READ_ONCE(pc->foreign_bytes));
 	seq_printf(m, "seed_ptw_seq %llu\n", READ_ONCE(pc->seed_ptw_seq));
 	seq_printf(m, "seed_tsc %llu\n", READ_ONCE(pc->seed_tsc));
+	seq_printf(m, "perf_active %d\n", READ_ONCE(pc->perf.active));
+	seq_printf(m, "perf_traceen %d\n", READ_ONCE(pc->perf.traceen));
+	seq_printf(m, "perf_stale %llu\n", READ_ONCE(pc->perf_stale));
+	seq_printf(m, "perf_dead %llu\n", READ_ONCE(pc->perf_dead));
+	seq_printf(m, "perf_killed %llu\n", READ_ONCE(pc->perf_killed));
+	seq_printf(m, "perf_gp %llu\n", READ_ONCE(pc->perf_gp));
+	seq_printf(m, "violations %llu\n", READ_ONCE(pc->perf_stale) +
+		   READ_ONCE(pc->perf_dead) + READ_ONCE(pc->perf_killed) +
+		   READ_ONCE(pc->perf_gp));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ptemu_stats);
@@ -1106,6 +1339,8 @@ static int ptemu_cpu_offline(unsigned int cpu)
 	unsigned long flags;
 
 	local_irq_save(flags);
+	/* perf core schedules its events out of a dying CPU. */
+	ptemu_perf_out(pc);
 	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && pc->foreign) {
 		pc->epoch++;
 		WRITE_ONCE(pc->ctl, pc->ctl & ~TB_RTIT_CTL_TRACEEN);
@@ -1113,6 +1348,7 @@ static int ptemu_cpu_offline(unsigned int cpu)
 	}
 	pc->foreign = false;
 	pc->out_foreign = false;
+	pc->out_void = false;
 	local_irq_restore(flags);
 	hrtimer_cancel(&pc->timer);
 	irq_work_sync(&pc->work);
@@ -1215,6 +1451,7 @@ static void ptemu_debugfs_init(void)
 		debugfs_create_file("steal", 0200, pc->dir, pc, &ptemu_steal_fops);
 		debugfs_create_file("foreign", 0200, pc->dir, pc,
 				    &ptemu_foreign_fops);
+		debugfs_create_file("perf", 0200, pc->dir, pc, &ptemu_perf_fops);
 	}
 }
 
