@@ -439,7 +439,8 @@ struct tb_cs_buf {
 static void *tb_cs_table_alloc(void *ctx, u64 *phys)
 {
 	struct tb_cs_buf *buf = ctx;
-	struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	/* __GFP_ACCOUNT: the memory cgroup sees the tables too. */
+	struct page *p = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 
 	if (!p)
 		return NULL;
@@ -565,6 +566,8 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 			if (ret)
 				goto fail;
 			buf->use_sg = true;
+			/* Pinned with the AUX pages: charged as AUX (acct.c). */
+			aux->table_pages = buf->sg.nr_tables;
 		} else if (aux->nr_chunks != 1) {
 			ret = -ENOMEM;	/* aux_contiguous() asked for one chunk */
 			goto fail;

@@ -9,7 +9,9 @@
  * Environment (read at load): FAKE_TB_BACKENDS (count, default 0),
  * FAKE_TB_VERSION (module version string, default "9.8.7"), FAKE_TB_UNPRIV
  * (set: privileged configuration keys are refused with -EACCES),
- * FAKE_TB_CS_CAPS (set: GET_CAPS for "coresight" answers on CPUs 0-2).
+ * FAKE_TB_CS_CAPS (set: GET_CAPS for "coresight" answers on CPUs 0-2),
+ * FAKE_TB_SETUP_ERR and FAKE_TB_ENABLE_ERR (an errno number: SETUP,
+ * ENABLE fails with it).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -37,6 +39,12 @@ __attribute__((constructor)) static void fake_tb_init(void)
 		fake_tb.version = v;
 	fake_tb.unprivileged = getenv("FAKE_TB_UNPRIV") != NULL;
 	fake_tb.cs_caps = getenv("FAKE_TB_CS_CAPS") != NULL;
+	v = getenv("FAKE_TB_SETUP_ERR");
+	if (v)
+		fake_tb.setup_err = atoi(v);
+	v = getenv("FAKE_TB_ENABLE_ERR");
+	if (v)
+		fake_tb.enable_err = atoi(v);
 	fake_tb_cfg_reset();
 }
 
@@ -101,6 +109,8 @@ static int fake_setup(const struct tracebuf_setup *setup)
 	memcpy(&fake_tb.last_setup, setup, sizeof(*setup));
 	if (fake_tb.err)
 		return -fake_tb.err;
+	if (fake_tb.setup_err)
+		return -fake_tb.setup_err;
 	if (setup->size < TRACEBUF_SETUP_SIZE_VER0)
 		return -EINVAL;
 	if (setup->flags || !all_zero(setup->reserved, sizeof(setup->reserved)))
@@ -233,7 +243,9 @@ const struct tracebuf_cfg_key_desc fake_tb_keys[FAKE_TB_NR_KEYS] = {
 	KEY("pwr_evt", BOOL, TRACEBUF_CFG_KEY_UNSUPPORTED, 0, 1, 0, 0, "power events"),
 	KEY("drain_ms", UINT, 0, 1, 1000, 10, 0, "drain timer period, ms"),
 	KEY("ptw", BOOL, 0, 0, 1, 0, 0, "PTWRITE packets"),
-	KEY("cr3", U64, TRACEBUF_CFG_KEY_CURRENT, 0, 0, 0, 0, "trace only this CR3"),
+	/* Privileged: "current" would echo a physical address (as the module). */
+	KEY("cr3", U64, TRACEBUF_CFG_KEY_PRIV | TRACEBUF_CFG_KEY_CURRENT, 0, 0, 0, 0,
+	    "trace only this CR3"),
 	KEY("addr0", RANGE, 0, 0, 0, 0, 0, "address range 0"),
 };
 
@@ -467,6 +479,8 @@ int ioctl(int fd, unsigned long req, ...)
 		break;
 	case TRACEBUF_IOC_ENABLE:
 		ret = fake_trace(&fake_tb.enable_calls);
+		if (!ret && fake_tb.enable_err)
+			ret = -fake_tb.enable_err;
 		break;
 	case TRACEBUF_IOC_DISABLE:
 		ret = fake_trace(&fake_tb.disable_calls);

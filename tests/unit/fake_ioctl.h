@@ -23,6 +23,8 @@ struct fake_tb {
 	/* ENABLE, DISABLE, SNAPSHOT: calls seen, and their errno (0: succeed). */
 	unsigned int enable_calls, disable_calls, snapshot_calls;
 	int trace_err;
+	int enable_err;			/* ENABLE only (FAKE_TB_ENABLE_ERR) */
+	int setup_err;			/* SETUP (FAKE_TB_SETUP_ERR) */
 
 	unsigned int caps_calls;		/* GET_CAPS */
 	struct tracebuf_caps_query last_caps;

@@ -336,7 +336,15 @@ static void check_strerror(void)
 	CHECK(strstr(tracebuf_strerror(ENOENT), "modprobe tracebuf") != NULL);
 	CHECK(strstr(tracebuf_strerror(-EACCES), "udev") != NULL);
 	CHECK(strstr(tracebuf_strerror(-EACCES), "'tracebuf'") != NULL);
-	CHECK(strcmp(tracebuf_strerror(-EPERM), tracebuf_strerror(-EACCES)) == 0);
+	/* ENABLE refused (paranoid) and the pinned-memory limit (SETUP, mmap). */
+	CHECK(strstr(tracebuf_strerror(-EACCES), "CPU-wide tracing") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EACCES),
+		     "/sys/module/tracebuf/parameters/paranoid is 0 or less") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EPERM), "pinned-memory limit") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EPERM), "/sys/module/tracebuf/parameters/mlock_kb") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EPERM), "RLIMIT_MEMLOCK (ulimit -l)") != NULL);
+	CHECK(strstr(tracebuf_strerror(-EPERM), "CAP_IPC_LOCK") != NULL);
+	CHECK(strcmp(tracebuf_strerror(EPERM), tracebuf_strerror(-EPERM)) == 0);
 	CHECK(strcmp(tracebuf_strerror(ENOTTY), "not a tracebuf device or module too old") == 0);
 	CHECK(strstr(tracebuf_strerror(-ENODEV), "backend") != NULL);
 	CHECK(strstr(tracebuf_strerror(-EBUSY), "SETUP is final") != NULL);

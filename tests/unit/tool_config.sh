@@ -31,7 +31,8 @@ grep -q '^kernel  *bool  *0  *0,1  *trace the kernel (OS) \[non-zero needs CAP_P
 grep -q '^mtc_period  *enum  *3  *0,3,6,9  ' "$t/out" || no "mtc_period line"
 grep -q '^pwr_evt  *bool .*\[not supported on this CPU\]$' "$t/out" || no "pwr_evt line"
 grep -q '^drain_ms  *uint  *10  *1\.\.1000  ' "$t/out" || no "drain_ms line"
-grep -q '^cr3  *u64  *off  *number|off|current  ' "$t/out" || no "cr3 line"
+grep -q '^cr3  *u64  *off  *number|off|current  *trace only this CR3 \[non-zero needs CAP_PERFMON\]$' \
+	"$t/out" || no "cr3 line"
 grep -q '^addr0  *range  *off  *off|START-END:filter|stop  ' "$t/out" || no "addr0 line"
 [ "$(wc -l <"$t/out")" = 16 ] || no "not 14 keys listed"
 
@@ -48,6 +49,7 @@ assert k["drain_ms"]["min"] == 1 and k["drain_ms"]["max"] == 1000
 assert k["kernel"]["needs_cap_perfmon"] and not k["branch"]["needs_cap_perfmon"]
 assert not k["pwr_evt"]["supported"] and k["tsc"]["supported"]
 assert k["cr3"]["accepts_current"] and k["cr3"]["type"] == "u64"
+assert k["cr3"]["needs_cap_perfmon"]
 assert k["branch"]["default"] == 1 and k["branch"]["description"] == "trace branches (BranchEn)"
 ' "$t/out" || no "config --list --json: invalid JSON or wrong values"
 fi
@@ -88,6 +90,10 @@ check_caret 'user,,tsc' 'empty string or token at offset 5' '     ^'
 FAKE_TB_UNPRIV=1 run 1 1 config --check 'kernel=1'
 err_has "tracebuf: kernel=1: needs CAP_PERFMON or CAP_SYS_ADMIN"
 err_has "  ^~~~~~~~"
+FAKE_TB_UNPRIV=1 run 1 1 config --check 'user,cr3=current'
+err_has "tracebuf: cr3=current: needs CAP_PERFMON or CAP_SYS_ADMIN"
+err_has "       ^~~~~~~~~~~"
+FAKE_TB_UNPRIV=1 run 0 1 config --check 'kernel=0,cr3=off'
 # Unprintable bytes keep their column.
 run 1 1 config --check "$(printf 'tsc,user=\t\200')"
 err_has "tracebuf: user=??: not ASCII"

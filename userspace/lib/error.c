@@ -22,11 +22,18 @@ static const char *tb_hint(int err)
 	case ENOENT:
 		return TRACEBUF_DEVICE " not found: is the module loaded? (modprobe tracebuf)";
 	case EACCES:
-	case EPERM:
 		return "permission denied: " TRACEBUF_DEVICE " is root-only unless the "
 		       "opt-in udev rule (60-tracebuf.rules) is installed and you are "
-		       "in group 'tracebuf'; tracing the kernel needs CAP_PERFMON or "
-		       "CAP_SYS_ADMIN";
+		       "in group 'tracebuf'; CPU-wide tracing (ENABLE) needs CAP_PERFMON "
+		       "or CAP_SYS_ADMIN of the process that opened the device unless "
+		       "/sys/module/tracebuf/parameters/paranoid is 0 or less, and "
+		       "kernel tracing or a CR3 filter always needs it";
+	case EPERM:
+		return "not permitted: the pinned-memory limit was hit: each user may pin "
+		       "/sys/module/tracebuf/parameters/mlock_kb KiB per online CPU, and "
+		       "each process up to RLIMIT_MEMLOCK (ulimit -l) more; raise either, "
+		       "or run with CAP_IPC_LOCK (or, from tracebuf_map_aux(): the data "
+		       "ring is mapped read-only)";
 	case ENOTTY:
 		return "not a tracebuf device or module too old";
 	case ENODEV:

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -712,6 +713,71 @@ static const char no_hw_hint[] =
 	"later; in a VM, a hypervisor that passes it through); for testing, "
 	"modprobe tb_ptemu";
 
+#define TB_PARAMS	"/sys/module/tracebuf/parameters/"
+
+/* A module parameter as text, or "" (module not loaded, not readable). */
+static void read_param(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), TB_PARAMS "%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/*
+ * -EPERM from SETUP (data_size) or the mmap that creates a data ring or
+ * an AUX area: the pages are over the pinned-memory limit (perf's rule,
+ * docs/abi.md "Permissions and memory limits"). Say which limit and how
+ * to raise it.
+ */
+static void pin_limit_hint(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct rlimit rl;
+	char kb[32];
+
+	read_param("mlock_kb", kb, sizeof(kb));
+	fprintf(stderr, "tracebuf: the pinned-memory limit was hit: each user may pin "
+		TB_PARAMS "mlock_kb KiB per online CPU");
+	if (kb[0])
+		fprintf(stderr, " (now %s KiB x %ld CPUs)", kb, ncpu);
+	fprintf(stderr, ", and each process up to RLIMIT_MEMLOCK more (ulimit -l");
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+		if (rl.rlim_cur == RLIM_INFINITY)
+			fprintf(stderr, ", now unlimited");
+		else
+			fprintf(stderr, ", now %llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+	}
+	fprintf(stderr, ")\n"
+		"tracebuf: raise either (as root: echo KIB > " TB_PARAMS "mlock_kb, or "
+		"ulimit -l KIB / LimitMEMLOCK= / limits.conf memlock), run with CAP_IPC_LOCK, "
+		"or ask for a smaller --data-size or --aux-size\n");
+}
+
+/* -EACCES from ENABLE: CPU-wide tracing refused to the opener. */
+static void paranoid_hint(void)
+{
+	char lvl[16];
+
+	read_param("paranoid", lvl, sizeof(lvl));
+	fprintf(stderr, "tracebuf: CPU-wide tracing needs CAP_PERFMON (or CAP_SYS_ADMIN) while "
+		TB_PARAMS "paranoid is 1 or more");
+	if (lvl[0])
+		fprintf(stderr, " (now %s)", lvl);
+	fprintf(stderr, ": run as root or with CAP_PERFMON, or let every user of %s trace "
+		"CPU-wide with paranoid <= 0 (as root: echo 0 > " TB_PARAMS "paranoid)\n",
+		tb_device_path());
+}
+
 static void open_error(int err)
 {
 	if (err == -EACCES || err == -EPERM)
@@ -880,13 +946,19 @@ static int open_cpu(struct record *R, struct rcpu *c, int first)
 				R->info.nr_cpu_ids);
 		else
 			fprintf(stderr, "tracebuf: cannot set up a %s session on CPU %u: %s\n",
-				R->backend_name, c->cpu, tracebuf_strerror(ret));
+				R->backend_name, c->cpu, ret == -EPERM ?
+				"pinned-memory limit" : tracebuf_strerror(ret));
+		if (ret == -EPERM)
+			pin_limit_hint();
 		return TB_EXIT_FAIL;
 	}
 	ret = tracebuf_map(&c->s, R->data_size, 0);
 	if (ret < 0) {
 		fprintf(stderr, "tracebuf: CPU %u: cannot map a data ring of %" PRIu64
-			" bytes: %s\n", c->cpu, R->data_size, tracebuf_strerror(ret));
+			" bytes: %s\n", c->cpu, R->data_size, ret == -EPERM ?
+			"pinned-memory limit" : tracebuf_strerror(ret));
+		if (ret == -EPERM)
+			pin_limit_hint();
 		return TB_EXIT_FAIL;
 	}
 	if (!R->has_aux) {
@@ -899,7 +971,10 @@ static int open_cpu(struct record *R, struct rcpu *c, int first)
 	ret = tracebuf_map_aux(&c->s, R->aux_size, R->snapshot ? TRACEBUF_MAP_READONLY : 0);
 	if (ret < 0) {
 		fprintf(stderr, "tracebuf: CPU %u: cannot map an AUX ring of %" PRIu64
-			" bytes: %s\n", c->cpu, R->aux_size, tracebuf_strerror(ret));
+			" bytes: %s\n", c->cpu, R->aux_size, ret == -EPERM ?
+			"pinned-memory limit" : tracebuf_strerror(ret));
+		if (ret == -EPERM)
+			pin_limit_hint();
 		return TB_EXIT_FAIL;
 	}
 	if (R->config) {
@@ -931,12 +1006,17 @@ static int enable_cpu(struct record *R, struct rcpu *c)
 		c->enabled = 1;
 		return 0;
 	}
-	if (ret == -EBUSY)
+	if (ret == -EBUSY) {
 		fprintf(stderr, "tracebuf: CPU %u: Intel PT is in use by someone else, e.g. "
 			"perf's intel_pt: stop it first\n", c->cpu);
-	else
+	} else if (ret == -EACCES) {
+		fprintf(stderr, "tracebuf: CPU %u: cannot start tracing: permission denied\n",
+			c->cpu);
+		paranoid_hint();
+	} else {
 		fprintf(stderr, "tracebuf: CPU %u: cannot start tracing: %s\n", c->cpu,
 			tracebuf_strerror(ret));
+	}
 	return -1;
 }
 
