@@ -422,6 +422,7 @@ struct tb_cs_buf {
 	dma_addr_t *chunk_dma;		/* per AUX chunk */
 	u64 *chunk_off;			/* AUX offset of each chunk */
 	struct tb_sg sg;
+	unsigned int table_pages;	/* SG table pages, charged as AUX */
 	bool use_sg;
 	/* Run state, under s->trace_lock. */
 	bool running;			/* the sink captures */
@@ -454,11 +455,21 @@ static void *tb_cs_table_alloc(void *ctx, u64 *phys)
 		}
 		*phys = d;
 	}
+	buf->table_pages++;
 	return page_address(p);
 }
 
+/* Also from a failed tb_sg_build(): unmap here, where the address is known. */
 static void tb_cs_table_free(void *ctx, void *table)
 {
+	struct tb_cs_buf *buf = ctx;
+	unsigned int i;
+
+	for (i = 0; buf->dev && i < buf->sg.nr_tables; i++)
+		if (buf->sg.tables[i].ent == table)
+			dma_unmap_page(buf->dev, buf->sg.tables[i].phys, PAGE_SIZE,
+				       DMA_TO_DEVICE);
+	buf->table_pages--;
 	free_page((unsigned long)table);
 }
 
@@ -476,10 +487,7 @@ static void tb_cs_unmap(struct tb_cs_buf *buf, struct tb_aux *aux)
 {
 	unsigned int i;
 
-	if (buf->dev && buf->use_sg)
-		for (i = 0; i < buf->sg.nr_tables; i++)
-			dma_unmap_page(buf->dev, buf->sg.tables[i].phys, PAGE_SIZE,
-				       DMA_TO_DEVICE);
+	/* The tables: tb_cs_table_free(). */
 	if (buf->dev && buf->chunk_dma)
 		for (i = 0; i < aux->nr_chunks; i++)
 			if (buf->chunk_dma[i] && !dma_mapping_error(buf->dev, buf->chunk_dma[i]))
@@ -566,8 +574,6 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 			if (ret)
 				goto fail;
 			buf->use_sg = true;
-			/* Pinned with the AUX pages: charged as AUX (acct.c). */
-			aux->table_pages = buf->sg.nr_tables;
 		} else if (aux->nr_chunks != 1) {
 			ret = -ENOMEM;	/* aux_contiguous() asked for one chunk */
 			goto fail;
@@ -584,24 +590,13 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	mutex_unlock(&tb_cs_owner_lock);
 	kfree(chunks);
 	aux->priv = buf;
+	/* Charged by the caller (tb_session_aux_create), as AUX pages. */
+	aux->table_pages = buf->table_pages;
 	return 0;
 fail:
 	kfree(chunks);
 	tb_cs_free_buf(buf, aux);
 	return ret;
-}
-
-static void tb_cs_free_aux(struct tb_aux *aux)
-{
-	struct tb_cs_buf *buf = aux->priv;
-
-	if (!buf)
-		return;
-	mutex_lock(&tb_cs_owner_lock);
-	tb_cs_owner[buf->sink_idx] = NULL;
-	mutex_unlock(&tb_cs_owner_lock);
-	tb_cs_free_buf(buf, aux);
-	aux->priv = NULL;
 }
 
 /* --- running the sink (s->trace_lock held, any CPU) --------------------- */
@@ -957,15 +952,39 @@ static int tb_cs_cycle(struct tb_cs_buf *buf, bool restart)
 	return tb_cs_run(buf, aux, buf->paused);
 }
 
-static void tb_cs_fail(struct tb_cs_buf *buf, unsigned int cpu, int err)
+/*
+ * Give up on what the sink holds: ETMs off, then the sink stopped before
+ * it is disabled, so that no write is in flight once its buffer may be
+ * freed (as __tmc_etr_disable_hw() runs tmc_flush_and_stop() before
+ * tmc_disable_hw(); DDI0461 TMC states: TMCReady in Stopped means every
+ * AXI write has completed).
+ */
+static void tb_cs_abort(struct tb_cs_buf *buf)
 {
-	pr_warn_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); tracing stopped\n",
-			    cpu, err);
 	tb_cs_etms_off(buf);
 	if (buf->running) {
+		tb_tmc_flush(buf->sink, true);
 		tb_tmc_disable(buf->sink);
 		buf->running = false;
 	}
+}
+
+/*
+ * The shared sink is gone for every CPU of the session, not just the one
+ * this runs on (a drain may run on a CPU the session does not trace):
+ * all of them leave tr_active, so no later drain restarts the sink.
+ */
+static void tb_cs_fail(struct tb_cs_buf *buf, unsigned int cpu, int err)
+{
+	unsigned int c;
+
+	pr_warn_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); tracing stopped\n",
+			    cpu, err);
+	tb_cs_abort(buf);
+	buf->paused = false;
+	for_each_cpu(c, buf->want)
+		tb_trace_error(buf->s, c);
+	cpumask_clear(buf->want);
 	tb_trace_error(buf->s, cpu);
 }
 
@@ -992,11 +1011,7 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 	if (ret) {
 		cpumask_clear_cpu(cpu, buf->want);
 		if (cpumask_empty(buf->want)) {
-			tb_cs_etms_off(buf);
-			if (buf->running) {
-				tb_tmc_disable(buf->sink);
-				buf->running = false;
-			}
+			tb_cs_abort(buf);
 			buf->paused = false;
 		}
 	}
@@ -1032,6 +1047,26 @@ static void tb_cs_drain(struct tb_session *s, unsigned int cpu)
 	ret = tb_cs_cycle(buf, true);
 	if (ret)
 		tb_cs_fail(buf, cpu, ret);
+}
+
+static void tb_cs_free_aux(struct tb_aux *aux)
+{
+	struct tb_cs_buf *buf = aux->priv;
+
+	if (!buf)
+		return;
+	/*
+	 * Every CPU was stopped (tb_session_aux_destroy): a sink still
+	 * capturing here would DMA through freed tables into reused pages.
+	 * Nothing else sees this buffer now (s->aux is NULL).
+	 */
+	if (WARN_ON_ONCE(buf->running || !cpumask_empty(buf->on)))
+		tb_cs_abort(buf);
+	mutex_lock(&tb_cs_owner_lock);
+	tb_cs_owner[buf->sink_idx] = NULL;
+	mutex_unlock(&tb_cs_owner_lock);
+	tb_cs_free_buf(buf, aux);
+	aux->priv = NULL;
 }
 
 /* A flat ETR writes one physically contiguous buffer: the AUX area. */

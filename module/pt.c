@@ -665,7 +665,14 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 			delta = aux->size;
 	}
 	if (aux->snapshot) {
+		/*
+		 * The drains counted the distance the pointer travelled since
+		 * the publication (laps included), this adds the last stretch,
+		 * and tb_aux_publish() adds delta itself: leave it the whole
+		 * laps only (the total is delta plus a multiple of the size).
+		 */
 		aux->snap_written += (off - pc->last_off) & aux->mask;
+		aux->snap_written -= delta;
 		pc->last_off = off;
 	}
 	return tb_aux_head(aux) + delta;

@@ -234,7 +234,7 @@ struct tracebuf_ctl {
 	__u8	pad4[128 - 24];
 
 	/* Kernel-written counters. */
-	__u64	records_written;	/* committed records, LOST records excluded */
+	__u64	records_written;	/* committed records but the ring's own LOST reports */
 	__u64	records_lost;		/* records that did not fit */
 	__u64	wakeups;		/* wakeups sent (poll/epoll/SIGIO) */
 	__u64	aux_published;		/* AUX bytes published (sum of AUX records) */

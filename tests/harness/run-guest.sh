@@ -8,7 +8,8 @@
 # image is built from build/guest/CONFIG (see build-guest.sh). Prints one
 # line per result, "PASS <id>/<test>" or "FAIL <id>/<test>", and one for the
 # run itself ("<id>/guest-clean": the guest finished, reported, powered off,
-# and its console holds no WARNING/BUG/Oops/KASAN/UBSAN/lockdep/kmemleak).
+# and its console holds no WARNING/BUG/Oops/KASAN/UBSAN/lockdep/kmemleak,
+# no NMI that no handler claimed, and no flood: see flood_check).
 #
 # A channel of its own (x86_64: a third serial port, ttyS2 in the guest;
 # arm64: a second virtio console, hvc1; OUTDIR/artifacts.log on the host)
@@ -133,6 +134,48 @@ check_artifacts() { # id outdir
 	rm -f "$out/cap/.announced"
 }
 
+# A console flood, what starves a guest before any watchdog fires (an
+# unclaimed self-NMI on every timer period, a message in a loop): one kernel
+# message more than FLOOD_REPEAT times within FLOOD_WINDOW seconds of kernel
+# time (numbers aside: "... reason 21 on CPU 0" and "... reason 31 on CPU
+# 1" are one message), more than FLOOD_RATE kernel lines within one second,
+# or the kernel saying it dropped console messages (printk's "** N printk
+# messages dropped **") or suppressed 100 or more of a ratelimited one
+# ("N callbacks suppressed"). A ratelimited message (printk_ratelimited:
+# 10 per 5 s) never reaches the bounds; a splat (60-200 lines, no two
+# alike) stays under the rate. Prints what flooded, if anything.
+FLOOD_REPEAT=50 FLOOD_WINDOW=10 FLOOD_RATE=300
+flood_check() { # console
+	# One process, no pipe: awk stops at the first flood (pipefail).
+	awk -v rep=$FLOOD_REPEAT -v win=$FLOOD_WINDOW -v rate=$FLOOD_RATE '
+		{ sub(/\r$/, "") }
+		/\*\* [0-9]+ printk messages dropped \*\*/ { print "dropped: " $0; bad = 1; exit }
+		/callbacks suppressed/ {
+			if (match($0, /[0-9]+ callbacks suppressed/) &&
+			    substr($0, RSTART, RLENGTH) + 0 >= 100) { print "suppressed: " $0; bad = 1; exit }
+		}
+		/^\[ *[0-9]+\.[0-9]+\] / {
+			t = substr($0, 2, index($0, "]") - 2) + 0
+			if (++per[int(t)] > rate) {
+				printf "more than %d kernel lines in second %d of the guest\n", rate, int(t)
+				bad = 1; exit
+			}
+			m = $0
+			sub(/^\[ *[0-9]+\.[0-9]+\] /, "", m)
+			gsub(/[0-9]+/, "N", m)
+			k = ++n[m]
+			at[m, k] = t
+			if (k > rep) {
+				if (t - at[m, k - rep] < win) {
+					printf "%d times within %.1f s: %s\n", rep + 1, t - at[m, k - rep], m
+					bad = 1; exit
+				}
+				delete at[m, k - rep]
+			}
+		}
+		END { exit bad ? 0 : 1 }' "$1"
+}
+
 if [ "${1:-}" = --check-artifacts ]; then
 	check_artifacts "$2" "$3"
 	exit 0
@@ -251,7 +294,10 @@ grep -Eq 'BUG: KASAN:' "$con" && classes+=(kasan)
 grep -Eq 'UBSAN:' "$con" && classes+=(ubsan)
 grep -Eq 'sleeping function called from invalid context|scheduling while atomic' "$con" && classes+=(atomic)
 grep -Eq 'circular locking|recursive locking|inconsistent lock state|bad unlock balance|suspicious RCU usage|lock held when returning' "$con" && classes+=(lockdep)
-grep -Eq 'BUG:|Kernel panic|soft lockup|blocked for more than|detected stall' "$con" && classes+=(bug)
+grep -Eq 'BUG:|Kernel panic|soft lockup|hard LOCKUP|blocked for more than|detected stall' "$con" && classes+=(bug)
+# An NMI no handler claimed (x86: a test module's self-NMI gone astray).
+grep -Eq 'NMI received for unknown reason|Uhhuh\. NMI received|Dazed and confused' "$con" && classes+=(nmi)
+flood=$(flood_check "$con") && classes+=(flood)
 grep -q '^TB-KMEMLEAK' "$out/result.txt" && classes+=(leak)
 # QEMU's exit code is (guest status << 1) | 1 when the guest powered off
 # itself; the guest's failures are already in the result lines.
@@ -264,9 +310,11 @@ grep -q '^TB-DONE' "$out/result.txt" || classes+=(incomplete)
 echo "${classes[*]:-}" >"$out/classes"
 
 excerpt() {
+	local pat='WARNING:|BUG:|Oops|KASAN|UBSAN|Kernel panic|locking|sleeping function|lockup|LOCKUP|stall|NMI received'
 	echo "----- $id: console excerpt ($out/console.txt) -----"
-	if grep -Eqn 'WARNING:|BUG:|Oops|KASAN|UBSAN|Kernel panic|locking|sleeping function|lockup|stall' "$con"; then
-		grep -En -m1 'WARNING:|BUG:|Oops|KASAN|UBSAN|Kernel panic|locking|sleeping function|lockup|stall' "$con" |
+	[ -z "${flood:-}" ] || echo "console flood: $flood"
+	if grep -Eqn "$pat" "$con"; then
+		grep -En -m1 "$pat" "$con" |
 			cut -d: -f1 | { read -r n; sed -n "$((n > 10 ? n - 10 : 1)),$((n + 40))p" "$con"; }
 	else
 		tail -n 40 "$con"

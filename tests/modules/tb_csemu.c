@@ -48,7 +48,9 @@
  *            idle0, lock
  *   disable: unlock, pu_clear, en_clear, pmstable1, disclaim, lock
  * Sinks must be capturing before an ETM feeding them is enabled and may
- * only be stopped or disabled once those ETMs are off.
+ * only be stopped or disabled once those ETMs are off, and disabled only
+ * once stopped (TMCReady). A CPU may only go offline with its ETM off
+ * (checked once it is dead).
  *
  * Locking: one raw spinlock per sink (IRQs off) protects the sink and
  * the ETMs feeding it; the accessors take it and never sleep, so they
@@ -59,8 +61,15 @@
  *    devices are marked DMA coherent. Bus addresses are physical ones.
  *  - A TRCPRGCTLR.EN 0->1 that breaks a rule (no PU, bad trace ID, sink
  *    not capturing) is counted but still enables the unit.
- *  - CTL.TraceCaptEn 1->0 while Running (not stopped first) drops the
- *    formatter's partial frame (counted in sinkN/stats discarded).
+ *  - CTL.TraceCaptEn 1->0 while Running (not stopped first, so not
+ *    TMCReady: on silicon writes may still be in flight) is a violation;
+ *    the formatter's partial frame is dropped (sinkN/stats discarded).
+ *  - The ETR checks every page it reads a table entry from or writes
+ *    trace to: one the kernel has freed (no reference left) or freed and
+ *    reused (a page table, slab, LRU or anonymous page: never a driver's
+ *    AUX or table page) is a violation, and capture stops with MemErr
+ *    instead of writing. This is the tests' oracle for DMA after free,
+ *    not hardware behaviour (csemu_pa_freed()).
  *  - TRCVISSCTLR (ViewInst start/stop) is stored but not modelled: the
  *    generator filters on TRCVICTLR and TRCVIIECTLR only.
  *
@@ -218,6 +227,9 @@ enum csemu_viol {
 	CV_TMC_ETM_ON,
 	CV_TMC_PTR,
 	CV_TMC_MODE,
+	CV_TMC_DIS_RUNNING,
+	CV_ETR_FREED,
+	CV_ETM_CPU_DEAD,
 	CV_NR
 };
 
@@ -245,6 +257,9 @@ static const char * const csemu_viol_msg[CV_NR] = {
 	[CV_TMC_ETM_ON] = "sink stopped or disabled while an ETM feeding it is enabled",
 	[CV_TMC_PTR] = "misaligned or out-of-range RRP/RWP",
 	[CV_TMC_MODE] = "unsupported MODE or AXICTL.ScatterGather",
+	[CV_TMC_DIS_RUNNING] = "CTL.TraceCaptEn cleared while Running (writes may be in flight)",
+	[CV_ETR_FREED] = "ETR access to a freed page (DMA after free): capture stopped",
+	[CV_ETM_CPU_DEAD] = "CPU went offline with its ETM enabled",
 };
 
 /* The header of every register file: what base points at. */
@@ -370,6 +385,7 @@ static struct {
 	bool percpu;
 	u32 idr[TB_ETM_NR_IDR];
 	int hp_state;
+	int hp_dead;		/* CPUHP_BP_PREPARE_DYN: after a CPU died */
 	bool registered;
 	bool driver_registered;
 	struct dentry *dir;
@@ -468,6 +484,26 @@ static void *csemu_va(u64 pa)
 	return phys_to_virt((phys_addr_t)pa);
 }
 
+/*
+ * Not a model of the hardware but the test's oracle: every page the
+ * backend hands the ETR (AUX pages, table pages) is a driver page that
+ * holds a reference while it may be used. A page without one was freed;
+ * one that is a page table, a slab page, on an LRU list or anonymous was
+ * freed and reused: on silicon the write would land in whatever reuses it
+ * (a page table, as in the "Bad page map" this catches). Count it, and
+ * stop capture rather than corrupt the guest (pa_ok() was checked).
+ */
+static bool csemu_pa_freed(struct csemu_sink *k, u64 pa)
+{
+	struct page *p = pfn_to_page(PHYS_PFN(pa));
+
+	if (page_ref_count(p) && !PageTable(p) && !PageSlab(p) && !PageLRU(p) &&
+	    !PageAnon(p))
+		return false;
+	csemu_violation(&k->c, CV_ETR_FREED);
+	return true;
+}
+
 static void csemu_set_rwp(struct csemu_sink *k, u64 pa)
 {
 	smp_wmb();	/* the data is in memory before RWP says so */
@@ -491,7 +527,8 @@ static int csemu_sg_resolve(struct csemu_sink *k)
 	u32 e;
 
 	for (hops = 0; hops < CSEMU_SG_MAX_HOPS; hops++) {
-		if (k->ent >= TB_SG_TABLE_ENTRIES || !csemu_pa_ok(k->tbl))
+		if (k->ent >= TB_SG_TABLE_ENTRIES || !csemu_pa_ok(k->tbl) ||
+		    csemu_pa_freed(k, k->tbl))
 			return -EIO;
 		e = le32_to_cpu(READ_ONCE(((__le32 *)csemu_va(k->tbl))[k->ent]));
 		switch (e & TB_SG_ENTRY_TYPE) {
@@ -569,6 +606,8 @@ static void csemu_etr_write(struct csemu_sink *k, const u8 *src, size_t len)
 			n = min_t(u64, len, PAGE_SIZE - offset_in_page(pa));
 		}
 		n = min_t(u64, n, k->size - k->pos);
+		if (csemu_pa_freed(k, pa))
+			goto memerr;
 		memcpy(csemu_va(pa), src, n);
 		k->bytes += n;
 		src += n;
@@ -716,13 +755,23 @@ memerr:
 	csemu_memerr(k);
 }
 
-/* CTL.TraceCaptEn 1->0. */
+/*
+ * CTL.TraceCaptEn 1->0. Only once the TMC is Stopped and TMCReady: until
+ * then AXI writes may be outstanding and land after capture is disabled
+ * (and after software freed the buffer). Linux's ETR driver always runs
+ * tmc_flush_and_stop() (StopOnFl, FlushMan, wait TMCReady) before
+ * tmc_disable_hw() (coresight-tmc-etr.c, __tmc_etr_disable_hw); DDI0461,
+ * TMC states and STS.TMCReady: Running -> Stopped on a stop event
+ * (FlushMan with StopOnFl), TMCReady once every write has completed.
+ */
 static void csemu_sink_disable(struct csemu_sink *k)
 {
 	if (csemu_sink_etm_on(k))
 		csemu_violation(&k->c, CV_TMC_ETM_ON);
-	if (k->state == CSEMU_RUNNING)
+	if (k->state == CSEMU_RUNNING) {
+		csemu_violation(&k->c, CV_TMC_DIS_RUNNING);
 		k->discarded += k->fmt.pos;	/* never flushed */
+	}
 	csfmt_init(&k->fmt);
 	k->state = CSEMU_DISABLED;
 	k->rd_started = false;
@@ -1456,6 +1505,25 @@ static int csemu_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * On a control CPU, once the CPU is dead: its ETM must be off. Linux's
+ * ETMv4 driver disables the unit on the way down (coresight-etm4x-core.c,
+ * etm4_dying_cpu()); a unit left enabled on a dead PE loses its state
+ * with the power domain (IHI0064, power-down support) and keeps its sink
+ * claimed in the meantime. Registers are kept, as on the way down.
+ */
+static int csemu_cpu_dead(unsigned int cpu)
+{
+	struct csemu_etm *e = &csemu.etms[cpu];
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(e->c.lock, flags);
+	if (e->en)
+		csemu_violation(&e->c, CV_ETM_CPU_DEAD);
+	raw_spin_unlock_irqrestore(e->c.lock, flags);
+	return 0;
+}
+
 /* ---- debugfs ---- */
 
 static int csemu_etm_stats_show(struct seq_file *m, void *v)
@@ -1940,6 +2008,13 @@ static int __init csemu_init(void)
 	if (ret < 0)
 		goto err_free;
 	csemu.hp_state = ret;
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "tb_csemu:dead", NULL,
+					csemu_cpu_dead);
+	if (ret < 0) {
+		cpuhp_remove_state(csemu.hp_state);
+		goto err_free;
+	}
+	csemu.hp_dead = ret;
 	csemu_debugfs_init();
 	ret = tracebuf_cs_emulator_register(&csemu.plat);
 	if (ret && owned) {
@@ -1961,6 +2036,7 @@ static int __init csemu_init(void)
 
 err_hp:
 	debugfs_remove_recursive(csemu.dir);
+	cpuhp_remove_state_nocalls(csemu.hp_dead);
 	cpuhp_remove_state(csemu.hp_state);
 err_free:
 	csemu_free();
@@ -1973,6 +2049,7 @@ static void __exit csemu_exit(void)
 	if (csemu.registered)
 		tracebuf_cs_emulator_unregister(&csemu.plat);
 	debugfs_remove_recursive(csemu.dir);
+	cpuhp_remove_state_nocalls(csemu.hp_dead);
 	cpuhp_remove_state(csemu.hp_state);
 	csemu_free();
 }

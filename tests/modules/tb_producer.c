@@ -1,23 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tb_producer - tests-only module: hammer a tracebuf data ring with
- * TRACEBUF_REC_TEST records from task (a kthread per CPU), softirq (a soft
+ * TRACEBUF_REC_TEST records from task (a thread per CPU), softirq (a soft
  * hrtimer per CPU) and hardirq (a hard hrtimer per CPU) context, on every
  * online CPU at once. One run at a time; the file that started it owns it.
  *
  * Each (CPU, context) pair numbers its records; a record that did not fit
  * still consumes its number, so the consumer can check that every number
  * is either delivered once or covered by the loss count.
+ *
+ * CPU hotplug. Whatever a (CPU, context) pair writes is written on that
+ * CPU, hotplug or not, as the kernel's own per-CPU work does it:
+ *  - the task context is a per-CPU smpboot thread, like ksoftirqd
+ *    (kernel/softirq.c, softirq_threads; kernel/smpboot.c parks it on its
+ *    CPU before the CPU dies and unparks it there when the CPU is back);
+ *  - the timers are started pinned on their CPU, cancelled on the dying
+ *    CPU by our hotplug teardown and re-armed by the startup callback on
+ *    the CPU coming back, like the soft-lockup watchdog's per-CPU hrtimer
+ *    (kernel/watchdog.c: lockup_detector_offline_cpu() -> watchdog_disable()
+ *    -> hrtimer_cancel(); lockup_detector_online_cpu() -> watchdog_enable()
+ *    -> hrtimer_start(..., HRTIMER_MODE_REL_PINNED_HARD)).
+ * A timer left queued is moved to a live CPU by hrtimers_cpu_dying()
+ * (kernel/time/hrtimer.c: every timer, pinned or not) and runs there: the
+ * NMI one then sends its self-NMI to a CPU whose handler expects none
+ * ("NMI received for unknown reason", on every period, until the guest
+ * starves). START, STOP and the callbacks are serialised by the hotplug
+ * lock (cpus_read_lock() on our side).
  */
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
-#include <linux/kthread.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/smpboot.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #ifdef CONFIG_X86_LOCAL_APIC
@@ -35,7 +55,8 @@ struct tbp_cpu {
 	/* [SOFTIRQ], [HARDIRQ], and [NMI]: the hard timer that sends self-NMIs */
 	struct hrtimer timer[TBP_NR_CTX];
 	atomic_t nmi_expected;		/* self-NMIs sent and not yet taken */
-	struct task_struct *task;
+	struct task_struct *task;	/* the smpboot thread: the task context */
+	unsigned long live;		/* bit ctx: unit of this run not yet done */
 	unsigned int cpu;
 	/* Each counter is written only by its own context on this CPU. */
 	u64 seq[TBP_NR_CTX];
@@ -52,7 +73,11 @@ static struct {
 	cpumask_var_t cpus;		/* CPUs of this run */
 	atomic_t active;		/* (CPU, context) units not yet done */
 	bool stopping;
+	bool threads;			/* tbp_threads registered */
+	/* Hotplug callbacks for CPUs of the run; under the hotplug lock. */
+	u32 cpu_offline, cpu_online;
 	wait_queue_head_t done_wq;
+	int hp_state;			/* our dynamic hotplug state */
 } tbp;
 
 static void tbp_produce(struct tbp_cpu *pc, int ctx)
@@ -79,10 +104,29 @@ static void tbp_produce(struct tbp_cpu *pc, int ctx)
 	pc->ok[ctx]++;
 }
 
-static void tbp_unit_done(void)
+/*
+ * A (CPU, context) unit is done: once, whoever finds it first (its own
+ * context, or the teardown after everything is stopped).
+ */
+static void tbp_unit_done(struct tbp_cpu *pc, int ctx)
 {
+	if (!test_and_clear_bit(ctx, &pc->live))
+		return;
 	if (atomic_dec_and_test(&tbp.active))
 		wake_up_all(&tbp.done_wq);
+}
+
+/*
+ * A timer callback running off its CPU: our hotplug teardown failed to
+ * cancel it before its CPU died. End the unit rather than write records
+ * (or send self-NMIs) from the wrong CPU.
+ */
+static bool tbp_wrong_cpu(struct tbp_cpu *pc, int ctx)
+{
+	if (!WARN_ON_ONCE(pc->cpu != smp_processor_id()))
+		return false;
+	tbp_unit_done(pc, ctx);
+	return true;
 }
 
 static enum hrtimer_restart tbp_timer_fn(struct hrtimer *t)
@@ -92,10 +136,12 @@ static enum hrtimer_restart tbp_timer_fn(struct hrtimer *t)
 	u32 i;
 
 	pc = container_of(t, struct tbp_cpu, timer[ctx]);
+	if (tbp_wrong_cpu(pc, ctx))
+		return HRTIMER_NORESTART;
 	for (i = 0; i < tbp.cfg.batch && pc->seq[ctx] < tbp.cfg.count; i++)
 		tbp_produce(pc, ctx);
 	if (pc->seq[ctx] >= tbp.cfg.count || READ_ONCE(tbp.stopping)) {
-		tbp_unit_done();
+		tbp_unit_done(pc, ctx);
 		return HRTIMER_NORESTART;
 	}
 	hrtimer_forward_now(t, ns_to_ktime(tbp.cfg.period_ns));
@@ -121,10 +167,14 @@ static enum hrtimer_restart tbp_nmi_timer_fn(struct hrtimer *t)
 {
 	struct tbp_cpu *pc = container_of(t, struct tbp_cpu, timer[TRACEBUF_CTX_NMI]);
 
+	/* Only ever a self-NMI on the CPU whose handler expects it. */
+	if (tbp_wrong_cpu(pc, TRACEBUF_CTX_NMI))
+		return HRTIMER_NORESTART;
 	if (pc->seq[TRACEBUF_CTX_NMI] >= tbp.cfg.count || READ_ONCE(tbp.stopping)) {
-		tbp_unit_done();
+		tbp_unit_done(pc, TRACEBUF_CTX_NMI);
 		return HRTIMER_NORESTART;
 	}
+	/* Before the IPI: pairs with the handler's decrement on this CPU. */
 	atomic_inc(&pc->nmi_expected);
 	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
 	hrtimer_forward_now(t, ns_to_ktime(tbp.cfg.period_ns));
@@ -132,66 +182,128 @@ static enum hrtimer_restart tbp_nmi_timer_fn(struct hrtimer *t)
 }
 #endif
 
-static int tbp_thread_fn(void *arg)
+/*
+ * The task context: smpboot calls this on its CPU, preemptible, for as
+ * long as tbp_thread_should_run(); it parks and unparks the thread around
+ * CPU hotplug (on that CPU: it is a per-CPU kthread).
+ */
+static int tbp_thread_should_run(unsigned int cpu)
 {
-	struct tbp_cpu *pc = arg;
-
-	while (pc->seq[TRACEBUF_CTX_TASK] < tbp.cfg.count && !READ_ONCE(tbp.stopping)) {
-		tbp_produce(pc, TRACEBUF_CTX_TASK);
-		if (!(pc->seq[TRACEBUF_CTX_TASK] % 64))
-			cond_resched();
-	}
-	tbp_unit_done();
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
+	return test_bit(TRACEBUF_CTX_TASK, &per_cpu_ptr(tbp.pc, cpu)->live);
 }
 
-/* On the target CPU, so the timers are pinned there. */
+static void tbp_thread_fn(unsigned int cpu)
+{
+	struct tbp_cpu *pc = per_cpu_ptr(tbp.pc, cpu);
+	bool paced = tbp.cfg.flags & TBP_F_PACE_TASK;
+	u32 i, n = paced ? tbp.cfg.batch : 64;
+
+	for (i = 0; i < n && pc->seq[TRACEBUF_CTX_TASK] < tbp.cfg.count; i++)
+		tbp_produce(pc, TRACEBUF_CTX_TASK);
+	if (pc->seq[TRACEBUF_CTX_TASK] >= tbp.cfg.count || READ_ONCE(tbp.stopping)) {
+		tbp_unit_done(pc, TRACEBUF_CTX_TASK);
+		return;
+	}
+	if (paced) {
+		u64 us = max_t(u64, div_u64(tbp.cfg.period_ns, NSEC_PER_USEC), 1);
+
+		usleep_range(us, us + us / 4);
+	} else {
+		/* smpboot's loop does not reschedule (run_ksoftirqd() does this too). */
+		cond_resched();
+	}
+}
+
+static struct smp_hotplug_thread tbp_threads = {
+	.store			= NULL,		/* &tbp.pc->task per CPU, at init */
+	.thread_should_run	= tbp_thread_should_run,
+	.thread_fn		= tbp_thread_fn,
+	.thread_comm		= "tbp/%u",
+};
+
+/* On the CPU itself (IPI or hotplug startup), so the timers are pinned there. */
 static void tbp_start_timers(void *arg)
 {
 	struct tbp_cpu *pc = arg;
 	ktime_t period = ns_to_ktime(tbp.cfg.period_ns);
 
-	if (tbp.cfg.contexts & BIT(TRACEBUF_CTX_HARDIRQ))
+	if (test_bit(TRACEBUF_CTX_HARDIRQ, &pc->live))
 		hrtimer_start(&pc->timer[TRACEBUF_CTX_HARDIRQ], period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
-	if (tbp.cfg.contexts & BIT(TRACEBUF_CTX_SOFTIRQ))
+	if (test_bit(TRACEBUF_CTX_SOFTIRQ, &pc->live))
 		hrtimer_start(&pc->timer[TRACEBUF_CTX_SOFTIRQ], period,
 			      HRTIMER_MODE_REL_PINNED_SOFT);
-	if (tbp.cfg.contexts & BIT(TRACEBUF_CTX_NMI))
+	if (test_bit(TRACEBUF_CTX_NMI, &pc->live))
 		hrtimer_start(&pc->timer[TRACEBUF_CTX_NMI], period,
 			      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/*
+ * Cancel a CPU's timers. A unit whose timer is cancelled stays live: the
+ * hotplug startup callback re-arms it, the teardown ends it.
+ */
+static void tbp_cancel_timers(struct tbp_cpu *pc)
+{
+	int ctx;
+
+	for (ctx = TRACEBUF_CTX_SOFTIRQ; ctx < TBP_NR_CTX; ctx++)
+		hrtimer_cancel(&pc->timer[ctx]);
+}
+
+/* A CPU of the run goes down: on it, task context, before it dies. */
+static int tbp_cpu_offline(unsigned int cpu)
+{
+	/* The hotplug lock orders this against START and the teardown. */
+	if (!tbp.rb || !cpumask_test_cpu(cpu, tbp.cpus))
+		return 0;
+	tbp.cpu_offline++;
+	tbp_cancel_timers(per_cpu_ptr(tbp.pc, cpu));
+	return 0;
+}
+
+/* A CPU of the run is back: on it, task context (a pinned cpuhp thread). */
+static int tbp_cpu_online(unsigned int cpu)
+{
+	struct tbp_cpu *pc = per_cpu_ptr(tbp.pc, cpu);
+	unsigned long flags;
+
+	if (!tbp.rb || !cpumask_test_cpu(cpu, tbp.cpus))
+		return 0;
+	tbp.cpu_online++;
+	if (READ_ONCE(tbp.stopping))
+		return 0;
+	local_irq_save(flags);	/* as in the IPI: nothing runs in between */
+	tbp_start_timers(pc);
+	local_irq_restore(flags);
+	return 0;
 }
 
 /* Stop everything and drop the ring. Under tbp.lock. */
 static void tbp_teardown(void)
 {
 	unsigned int cpu;
+	int ctx;
 
 	if (!tbp.rb)
 		return;
 	WRITE_ONCE(tbp.stopping, true);
+	/* Takes the hotplug lock itself: parks and stops every thread. */
+	if (tbp.threads)
+		smpboot_unregister_percpu_thread(&tbp_threads);
+	tbp.threads = false;
+	cpus_read_lock();	/* no hotplug callback re-arms a timer now */
 	for_each_cpu(cpu, tbp.cpus) {
 		struct tbp_cpu *pc = per_cpu_ptr(tbp.pc, cpu);
-		int ctx;
 
-		for (ctx = TRACEBUF_CTX_SOFTIRQ; ctx < TBP_NR_CTX; ctx++)
-			if (hrtimer_cancel(&pc->timer[ctx]))
-				tbp_unit_done();	/* cancelled before it finished */
-		if (pc->task) {
-			kthread_stop(pc->task);
-			put_task_struct(pc->task);
-			pc->task = NULL;
-		}
+		tbp_cancel_timers(pc);
+		/* Nothing runs any more: end what was cut short. */
+		for (ctx = 0; ctx < TBP_NR_CTX; ctx++)
+			tbp_unit_done(pc, ctx);
 	}
 	tracebuf_ring_put(tbp.rb);
 	tbp.rb = NULL;
 	tbp.owner = NULL;
+	cpus_read_unlock();
 }
 
 static void tbp_stats(struct tbp_stats *st)
@@ -211,6 +323,8 @@ static void tbp_stats(struct tbp_stats *st)
 		st->nr_cpus++;
 	}
 	st->done = !atomic_read(&tbp.active);
+	st->cpu_offline = tbp.cpu_offline;
+	st->cpu_online = tbp.cpu_online;
 }
 
 static long tbp_start(struct file *file, void __user *arg)
@@ -224,7 +338,8 @@ static long tbp_start(struct file *file, void __user *arg)
 		return -EFAULT;
 	if (!cfg.contexts || cfg.contexts & ~GENMASK(TBP_NR_CTX - 1, 0) ||
 	    cfg.size < sizeof(struct tracebuf_rec_test) || cfg.size > 65536 ||
-	    !cfg.batch || !cfg.count || cfg.period_ns < 1000)
+	    !cfg.batch || !cfg.count || cfg.period_ns < 1000 ||
+	    cfg.flags & ~TBP_F_PACE_TASK || cfg.reserved)
 		return -EINVAL;
 	if (!TBP_HAVE_NMI && cfg.contexts & BIT(TRACEBUF_CTX_NMI))
 		return -EOPNOTSUPP;
@@ -234,39 +349,49 @@ static long tbp_start(struct file *file, void __user *arg)
 	if (IS_ERR(rb))
 		return PTR_ERR(rb);
 
+	/* The CPUs of the run stay as they are until the timers run. */
+	cpus_read_lock();
 	tbp.rb = rb;
 	tbp.owner = file;
 	tbp.cfg = cfg;
 	tbp.stopping = false;
+	tbp.cpu_offline = 0;
+	tbp.cpu_online = 0;
 	cpumask_copy(tbp.cpus, cpu_online_mask);
-	for_each_cpu(cpu, tbp.cpus) {
+	for_each_possible_cpu(cpu) {
 		struct tbp_cpu *pc = per_cpu_ptr(tbp.pc, cpu);
 
 		memset(pc->seq, 0, sizeof(pc->seq));
 		memset(pc->ok, 0, sizeof(pc->ok));
 		memset(pc->failed, 0, sizeof(pc->failed));
 		atomic_set(&pc->nmi_expected, 0);
-		pc->cpu = cpu;
+		pc->live = 0;
+		if (!cpumask_test_cpu(cpu, tbp.cpus))
+			continue;
 		for (ctx = 0; ctx < TBP_NR_CTX; ctx++)
-			if (cfg.contexts & BIT(ctx))
+			if (cfg.contexts & BIT(ctx)) {
+				set_bit(ctx, &pc->live);
 				units++;
+			}
 	}
 	atomic_set(&tbp.active, units);
+	for_each_cpu(cpu, tbp.cpus)
+		smp_call_function_single(cpu, tbp_start_timers, per_cpu_ptr(tbp.pc, cpu), 1);
+	cpus_read_unlock();
 
-	for_each_cpu(cpu, tbp.cpus) {
-		struct tbp_cpu *pc = per_cpu_ptr(tbp.pc, cpu);
+	/*
+	 * Takes the hotplug lock itself. Its threads run at once on the
+	 * CPUs that are online, and on the others when they come up (where
+	 * tbp_thread_should_run() only lets CPUs of the run produce).
+	 */
+	if (cfg.contexts & BIT(TRACEBUF_CTX_TASK)) {
+		int ret = smpboot_register_percpu_thread(&tbp_threads);
 
-		if (cfg.contexts & BIT(TRACEBUF_CTX_TASK)) {
-			pc->task = kthread_create_on_cpu(tbp_thread_fn, pc, cpu, "tbp/%u");
-			if (IS_ERR(pc->task)) {
-				pc->task = NULL;
-				tbp_unit_done();
-			} else {
-				get_task_struct(pc->task);
-				wake_up_process(pc->task);
-			}
+		if (ret) {
+			tbp_teardown();
+			return ret;
 		}
-		smp_call_function_single(cpu, tbp_start_timers, pc, 1);
+		tbp.threads = true;
 	}
 	return 0;
 }
@@ -349,6 +474,7 @@ static int __init tbp_init(void)
 	for_each_possible_cpu(cpu) {
 		struct tbp_cpu *pc = per_cpu_ptr(tbp.pc, cpu);
 
+		pc->cpu = cpu;
 		for (ctx = TRACEBUF_CTX_SOFTIRQ; ctx < TBP_NR_CTX; ctx++) {
 			hrtimer_init(&pc->timer[ctx], CLOCK_MONOTONIC,
 				     ctx == TRACEBUF_CTX_SOFTIRQ ?
@@ -360,31 +486,43 @@ static int __init tbp_init(void)
 		pc->timer[TRACEBUF_CTX_NMI].function = tbp_nmi_timer_fn;
 #endif
 	}
+	tbp_threads.store = &tbp.pc->task;
+	/* No run yet: the callbacks find tbp.rb NULL and do nothing. */
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tb_producer:online",
+					tbp_cpu_online, tbp_cpu_offline);
+	if (ret < 0)
+		goto err_free;
+	tbp.hp_state = ret;
 #if TBP_HAVE_NMI
 	ret = register_nmi_handler(NMI_LOCAL, tbp_nmi_handler, 0, "tb_producer");
-	if (ret) {
-		free_percpu(tbp.pc);
-		free_cpumask_var(tbp.cpus);
-		return ret;
-	}
+	if (ret)
+		goto err_hp;
 #endif
 	ret = misc_register(&tbp_dev);
-	if (ret) {
+	if (ret)
+		goto err_nmi;
+	return 0;
+
+err_nmi:
 #if TBP_HAVE_NMI
-		unregister_nmi_handler(NMI_LOCAL, "tb_producer");
+	unregister_nmi_handler(NMI_LOCAL, "tb_producer");
+err_hp:
 #endif
-		free_percpu(tbp.pc);
-		free_cpumask_var(tbp.cpus);
-	}
+	cpuhp_remove_state_nocalls(tbp.hp_state);
+err_free:
+	free_percpu(tbp.pc);
+	free_cpumask_var(tbp.cpus);
 	return ret;
 }
 
 static void __exit tbp_exit(void)
 {
+	/* No file is open (it pins us), so no run. */
 	misc_deregister(&tbp_dev);
 #if TBP_HAVE_NMI
 	unregister_nmi_handler(NMI_LOCAL, "tb_producer");
 #endif
+	cpuhp_remove_state_nocalls(tbp.hp_state);
 	free_percpu(tbp.pc);
 	free_cpumask_var(tbp.cpus);
 }

@@ -7,6 +7,12 @@
  * Shared by the module and the guest tests. START with the NMI context
  * where it is not supported gets -EOPNOTSUPP.
  *
+ * CPU hotplug: a CPU of the run that goes offline stops producing (its
+ * timers are cancelled and its thread parked on that CPU, so nothing it
+ * numbers is ever written from another CPU) and resumes where it left off
+ * when it comes back. WAIT returns once every (CPU, context) is done, so
+ * it also waits for an offline CPU of the run to come back; STOP does not.
+ *
  * Record payload: byte i of the payload is (u8)(seq * 31 + i).
  */
 #ifndef _TB_PRODUCER_H
@@ -26,7 +32,12 @@ struct tbp_start {
 	__u32	batch;		/* records per timer expiry */
 	__u64	count;		/* records per context per CPU */
 	__u64	period_ns;	/* timer period for the irq contexts */
+	__u32	flags;		/* TBP_F_* */
+	__u32	reserved;	/* 0 */
 };
+
+/* The task context writes a batch per period_ns too (default: flat out). */
+#define TBP_F_PACE_TASK	(1U << 0)
 
 struct tbp_stats {
 	__u64	attempted[TBP_NR_CTX];
@@ -34,6 +45,9 @@ struct tbp_stats {
 	__u64	failed[TBP_NR_CTX];
 	__u32	nr_cpus;
 	__u32	done;
+	/* Hotplug callbacks seen for CPUs of the run while it ran. */
+	__u32	cpu_offline;
+	__u32	cpu_online;
 };
 
 #define TBP_IOC_START	_IOW('p', 1, struct tbp_start)

@@ -4,7 +4,7 @@
  * at load time, so the guest harness can prove it catches that class of
  * failure. Never install it anywhere but a throw-away test guest.
  *
- *   insmod tb_provoke.ko bug=oops|warning|kasan|atomic|leak|hang
+ *   insmod tb_provoke.ko bug=oops|warning|kasan|atomic|leak|hang|nmi|flood
  */
 #include <linux/bug.h>
 #include <linux/delay.h>
@@ -13,10 +13,14 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/irq_vectors.h>
+#endif
 
 static char *bug = "";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "oops, warning, kasan, atomic, leak or hang");
+MODULE_PARM_DESC(bug, "oops, warning, kasan, atomic, leak, hang, nmi or flood");
 
 static DEFINE_SPINLOCK(tb_provoke_lock);
 static int *volatile tb_provoke_null;
@@ -78,6 +82,40 @@ static int tb_provoke_hang(void)
 	return -EINTR;
 }
 
+/*
+ * Self-NMIs no handler claims: what a per-CPU NMI timer that migrated off
+ * its CPU sends. x86 only (default_do_nmi()'s unknown_nmi_error()).
+ */
+static int tb_provoke_nmi(void)
+{
+#ifdef CONFIG_X86_LOCAL_APIC
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		/* As tb_producer sends its self-NMIs. */
+		apic->send_IPI(get_cpu(), NMI_VECTOR);
+		put_cpu();
+		msleep(20);
+	}
+	return 0;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+/* One warning in a loop: a console flood, no splat. */
+static int tb_provoke_flood(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		pr_warn("tb_provoke: deliberate flood, line %d\n", i);
+		if (!(i % 64))
+			cond_resched();
+	}
+	return 0;
+}
+
 static int __init tb_provoke_init(void)
 {
 	pr_info("tb_provoke: bug=%s\n", bug);
@@ -93,6 +131,10 @@ static int __init tb_provoke_init(void)
 		return tb_provoke_leak();
 	if (!strcmp(bug, "hang"))
 		return tb_provoke_hang();
+	if (!strcmp(bug, "nmi"))
+		return tb_provoke_nmi();
+	if (!strcmp(bug, "flood"))
+		return tb_provoke_flood();
 	return -EINVAL;
 }
 

@@ -229,6 +229,7 @@ struct ptemu_cpu {
 	bool early_fired;		/* single-entry: early PMI of this fill */
 	bool busy;			/* the tick is generating */
 	bool out_foreign;		/* output goes to the foreign buffer */
+	bool offline;			/* going or gone: no tick (own CPU, IRQs off) */
 	unsigned int epoch;		/* bumped on every TraceEn change */
 	u64 frac;			/* rate remainder, bytes * 1e6 */
 	u64 over;			/* bytes generated beyond the budget */
@@ -532,6 +533,9 @@ static void ptemu_raise_pmi(struct ptemu_cpu *pc)
 
 static void ptemu_timer_start(struct ptemu_cpu *pc)
 {
+	/* An offline CPU runs nothing: ptemu_cpu_online() starts it. */
+	if (pc->offline)
+		return;
 	if (in_nmi())
 		irq_work_queue(&pc->work);	/* ptemu_work_fn starts it */
 	else
@@ -638,7 +642,8 @@ static void ptemu_work_fn(struct irq_work *w)
 {
 	struct ptemu_cpu *pc = container_of(w, struct ptemu_cpu, work);
 
-	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && !hrtimer_active(&pc->timer))
+	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && !pc->offline &&
+	    !hrtimer_active(&pc->timer))
 		hrtimer_start(&pc->timer, ptemu_period(),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	ptemu_raise_pmi(pc);
@@ -1327,11 +1332,26 @@ DEFINE_SHOW_ATTRIBUTE(ptemu_regs);
 /* ---- CPU hotplug, init, exit ---- */
 
 /*
- * On the outgoing CPU, task context. Dynamic hotplug states are torn down
- * in reverse order of registration, so this runs before tracebuf's own
- * teardown, which then stops and flushes the trace through the accessors,
- * as it would on silicon. The emulated unit just stops ticking here; its
- * registers keep their values. The other owner (steal/foreign) lets go.
+ * CPU hotplug, as the hardware sees it: an offline CPU parks in
+ * native_play_dead() (arch/x86/kernel/smpboot.c: MWAIT or HLT, no
+ * instruction retires), so its trace unit generates nothing, and nothing
+ * writes its MSRs, so they keep their values (TraceEn included) until the
+ * CPU runs again. Here the program (the tick) stops on the outgoing CPU
+ * and does not start again, whatever the accessors do, until
+ * ptemu_cpu_online() on the incoming CPU: the hrtimer is never left queued
+ * for hrtimers_cpu_dying() (kernel/time/hrtimer.c) to move to a live CPU,
+ * where ptemu_tick() would generate another CPU's trace. The pattern is
+ * the soft-lockup watchdog's (kernel/watchdog.c: hrtimer_cancel() in
+ * lockup_detector_offline_cpu(), a PINNED_HARD restart in
+ * lockup_detector_online_cpu()), plus the flag that keeps the accessors
+ * and the irq_work from starting the timer again in between.
+ *
+ * On the outgoing CPU, task context. Dynamic states are torn down in
+ * reverse order of their slots, and slots are reused, so this may run
+ * before or after tracebuf's own teardown; either way tracebuf's stop
+ * (through the accessors, which still work: the CPU still executes until
+ * it dies) clears TraceEn and flushes, as it would on silicon. The other
+ * owner (steal/foreign) lets go.
  */
 static int ptemu_cpu_offline(unsigned int cpu)
 {
@@ -1341,6 +1361,8 @@ static int ptemu_cpu_offline(unsigned int cpu)
 	local_irq_save(flags);
 	/* perf core schedules its events out of a dying CPU. */
 	ptemu_perf_out(pc);
+	/* From now on no accessor or irq_work starts the timer. */
+	pc->offline = true;
 	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && pc->foreign) {
 		pc->epoch++;
 		WRITE_ONCE(pc->ctl, pc->ctl & ~TB_RTIT_CTL_TRACEEN);
@@ -1355,13 +1377,17 @@ static int ptemu_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-/* On the incoming CPU: a unit left enabled ticks again. */
+/*
+ * On the incoming CPU (task context, a cpuhp thread pinned to it): a unit
+ * left enabled ticks again, pinned here.
+ */
 static int ptemu_cpu_online(unsigned int cpu)
 {
 	struct ptemu_cpu *pc = per_cpu_ptr(ptemu.pc, cpu);
 	unsigned long flags;
 
 	local_irq_save(flags);
+	pc->offline = false;
 	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && !hrtimer_active(&pc->timer))
 		ptemu_timer_start(pc);
 	local_irq_restore(flags);
