@@ -130,8 +130,8 @@ for cfg in "${configs[@]}"; do
 		for (i = 1; i <= n; i++) if (cs[i] == "all" || cs[i] == c) ok = 1
 		if (ok) { line = $1 " " $2; for (i = 4; i <= NF; i++) line = line " " $i; print line }
 	}' "$TB_TOP/tests/guest/plan" >"$plan"
-	to=600
-	[ "${cfg%-debug}" != "$cfg" ] && to=1500
+	to=900
+	[ "${cfg%-debug}" != "$cfg" ] && to=2100
 	"$TB_TOP/tests/harness/run-guest.sh" --timeout $to "$cfg" "$plan" "$out/$cfg" | collect
 
 	# The harness proves itself: each failure class it must catch.
