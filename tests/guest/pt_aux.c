@@ -541,6 +541,8 @@ static void caps(void)
 
 int main(void)
 {
+	int i;
+
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (tbt_modprobe("tracebuf"))
 		return 1;
@@ -564,7 +566,13 @@ int main(void)
 	/* Every PMI lost: the drain timer alone delivers everything. */
 	TBT_CHECK(write_file("/sys/module/tb_ptemu/parameters/pmi_lost", "1") == 0, "pmi_lost");
 	TBT_CHECK(write_file("/sys/module/tracebuf/parameters/drain_ms", "5") == 0, "drain_ms");
-	capture("timer", 64 * PAGE, 16384, 200, 5, 0, 0, -1);
+	/*
+	 * Whether an INT region fills before a drain moves the marker depends
+	 * on scheduling: capture again (each one fully checked) until a PMI
+	 * was lost, bounded.
+	 */
+	for (i = 0; i < 5 && (i == 0 || emu_stat(CPU, "pmis_lost") == 0); i++)
+		capture("timer", 64 * PAGE, 16384, 200, 5, 0, 0, -1);
 	TBT_CHECK(emu_stat(CPU, "pmis_lost") > 0, "no PMI was lost");
 	TBT_CHECK(write_file("/sys/module/tracebuf/parameters/drain_ms", "10") == 0, "drain_ms");
 	TBT_CHECK(write_file("/sys/module/tb_ptemu/parameters/pmi_lost", "0") == 0, "pmi_lost");
