@@ -1583,5 +1583,11 @@ int main(int argc, char **argv)
 			printf("  %6lu  %s\n", kinds[i].n, kinds[i].what);
 		tbt_failures += nfail;
 	}
+	/* The tests that follow load the modules with their own parameters. */
+	tbt_rmmod("tb_producer");
+	if (tbt_module_loaded("tb_ptemu"))
+		tbt_rmmod("tb_ptemu");
+	if (tbt_module_loaded("tb_csemu"))
+		tbt_rmmod("tb_csemu");
 	return tbt_done();
 }

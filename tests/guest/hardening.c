@@ -1552,5 +1552,10 @@ int main(void)
 	run_case("9: ENABLE/SET_DRV_CONFIG/DISABLE against cpu1 hotplug", case9, 240);
 	run_case("1a: DISABLE on a 'none' session, cpu 0", case1_cpu0, 60);
 	run_case("1b: DISABLE on a 'none' session, cpu 1", case1_cpu1, 60);
+	/* The tests that follow load the emulators with their own parameters. */
+	if (tbt_module_loaded("tb_ptemu"))
+		tbt_rmmod("tb_ptemu");
+	if (tbt_module_loaded("tb_csemu"))
+		tbt_rmmod("tb_csemu");
 	return tbt_done();
 }

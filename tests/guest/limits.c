@@ -1414,6 +1414,9 @@ static int load_emulator(void)
 
 static void unload_emulators(void)
 {
+	/* tb_producer uses tracebuf's symbols too: out before tracebuf. */
+	if (tbt_module_loaded("tb_producer"))
+		tbt_rmmod("tb_producer");
 	if (tbt_module_loaded("tb_ptemu"))
 		tbt_rmmod("tb_ptemu");
 	if (tbt_module_loaded("tb_csemu"))

@@ -321,5 +321,6 @@ int main(void)
 		/* The tests that follow load it with their own parameters. */
 		TBT_CHECK(tbt_rmmod("tb_ptemu") == 0, "rmmod tb_ptemu");
 	}
+	tbt_rmmod("tb_producer");
 	return tbt_done();
 }
