@@ -40,6 +40,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
 #include <asm/nmi.h>
@@ -78,11 +79,24 @@ static void tb_pt_real_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 	cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
 }
 
+/*
+ * Delivering a PMI masks LVTPC (SDM vol. 3A, "Local Vector Table": the
+ * performance-counter entry's mask bit is set on delivery); perf unmasks
+ * it in its handler only while it has active events
+ * (arch/x86/events/intel/core.c, intel_pmu_handle_irq()). We unmask it
+ * after each of our PMIs, as perf does.
+ */
+static void tb_pt_real_pmi_unmask(void)
+{
+	apic->write(APIC_LVTPC, APIC_DM_NMI);
+}
+
 static const struct tb_pt_hw tb_pt_real_hw = {
-	.name	= "msr",
-	.rdmsr	= tb_pt_real_rdmsr,
-	.wrmsr	= tb_pt_real_wrmsr,
-	.cpuid	= tb_pt_real_cpuid,
+	.name		= "msr",
+	.rdmsr		= tb_pt_real_rdmsr,
+	.wrmsr		= tb_pt_real_wrmsr,
+	.cpuid		= tb_pt_real_cpuid,
+	.pmi_unmask	= tb_pt_real_pmi_unmask,
 };
 
 /*
@@ -756,7 +770,7 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
 	const struct tb_pt_cfg *cfg = s->bcfg;
-	u64 ctl;
+	u64 ctl, gstatus;
 	int ret;
 
 	if (!pc->present)
@@ -775,6 +789,15 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 	/* TraceEn is clear: the other registers may be read and written. */
 	if (tb_pt_save(pc, ctl))
 		return -EIO;
+	/*
+	 * A ToPA PMI left unacknowledged, or LVTPC left masked by a PMI
+	 * nobody handled (a session that stopped with one in flight), would
+	 * keep every PMI of ours away: start from a clean line.
+	 */
+	if (!tb_rdmsr(TB_MSR_PERF_GLOBAL_STATUS, &gstatus) &&
+	    (gstatus & TB_GLOBAL_STATUS_TOPA_PMI))
+		tb_wrmsr(TB_MSR_PERF_GLOBAL_OVF_CTRL, TB_GLOBAL_STATUS_TOPA_PMI);
+	tb_pt_hw->pmi_unmask();
 	WRITE_ONCE(pc->s, s);	/* the NMI handler may drain from now on */
 	ret = tb_pt_run(pc, s);
 	if (ret) {
@@ -843,6 +866,7 @@ static int tb_pt_nmi(unsigned int cmd, struct pt_regs *regs)
 		return NMI_DONE;
 	/* Acknowledge our bit only; perf's handler sees the rest. */
 	tb_wrmsr(TB_MSR_PERF_GLOBAL_OVF_CTRL, TB_GLOBAL_STATUS_TOPA_PMI);
+	tb_pt_hw->pmi_unmask();	/* the next ToPA PMI may be delivered */
 	irq_work_queue(&pc->work);
 	return NMI_HANDLED;
 }
@@ -1051,7 +1075,7 @@ int tracebuf_pt_emulator_register(const struct tb_pt_hw *hw)
 {
 	int ret;
 
-	if (!hw || !hw->rdmsr || !hw->wrmsr || !hw->cpuid)
+	if (!hw || !hw->rdmsr || !hw->wrmsr || !hw->cpuid || !hw->pmi_unmask)
 		return -EINVAL;
 	mutex_lock(&tb_backends_lock);
 	ret = -EBUSY;

@@ -129,6 +129,11 @@ struct tb_pt_hw {
 	int (*rdmsr)(u32 msr, u64 *val);
 	int (*wrmsr)(u32 msr, u64 val);
 	void (*cpuid)(u32 leaf, u32 subleaf, u32 regs[4]);	/* eax..edx */
+	/*
+	 * Unmask the local APIC's LVTPC entry (NMI delivery), which the APIC
+	 * masks when it delivers a PMI; from the NMI handler, on its CPU.
+	 */
+	void (*pmi_unmask)(void);
 };
 
 /*

@@ -24,7 +24,7 @@
 static void capture(const char *name, uint64_t aux, uint64_t wm, int run_ms,
 		    int period_ms, int stall_ms, int want_trunc, int want_pmi)
 {
-	unsigned long long w0, w1, p0, p1, d0, d1, pm0, pm1;
+	unsigned long long w0, w1, p0, p1, d0, d1, pm0, pm1, mk0;
 	struct sess x;
 	int t;
 
@@ -37,6 +37,7 @@ static void capture(const char *name, uint64_t aux, uint64_t wm, int run_ms,
 	p0 = emu_stat(CPU, "ptw_seq");
 	d0 = emu_stat(CPU, "ptw_dropped");
 	pm0 = emu_stat(CPU, "pmis");
+	mk0 = emu_stat(CPU, "pmis_masked");
 	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "%s: enable: %s", name,
 		  strerror(errno));
 	TBT_CHECK(emu_stat(CPU, "traceen") == 1, "%s: TraceEn not set", name);
@@ -80,6 +81,9 @@ static void capture(const char *name, uint64_t aux, uint64_t wm, int run_ms,
 		TBT_CHECK(x.truncated == 0, "%s: truncated", name);
 	if (want_pmi)
 		TBT_CHECK(want_pmi > 0 ? pm1 > pm0 : pm1 == pm0, "%s: %llu PMIs", name, pm1 - pm0);
+	/* The handler unmasks LVTPC after each PMI: none was kept from us. */
+	TBT_CHECK(emu_stat(CPU, "pmis_masked") == mk0, "%s: %llu PMIs masked by LVTPC", name,
+		  emu_stat(CPU, "pmis_masked") - mk0);
 	if (want_trunc > 0) {
 		TBT_CHECK(x.truncated > 0 && d1 - d0 > 0, "%s: no truncation", name);
 		TBT_CHECK(x.s.ctl->aux_truncations == x.truncated, "%s: aux_truncations", name);

@@ -269,6 +269,8 @@ struct ptemu_cpu {
 	u64 bytes_written, bytes_dropped, ptw_dropped, foreign_bytes;
 	u64 pmis, pmis_lost, ticks, enables, errors, gps, ovfs, nested;
 	u64 gp_msr, gp_val;		/* the last faulting access (read: ~0) */
+	u64 pmis_masked;		/* PMIs LVTPC's mask kept from delivery */
+	bool lvtpc_masked;		/* the local APIC's LVTPC mask bit */
 
 	unsigned int cpu;
 	struct dentry *dir;
@@ -524,6 +526,17 @@ static void ptemu_raise_pmi(struct ptemu_cpu *pc)
 		return;
 	}
 	pc->gstatus |= TB_GLOBAL_STATUS_TOPA_PMI;
+	/*
+	 * LVTPC: a masked entry delivers nothing, and delivery masks it
+	 * (SDM vol. 3A, "Local Vector Table"; perf unmasks it in its handler,
+	 * arch/x86/events/intel/core.c intel_pmu_handle_irq()). Bit 55 stays
+	 * set unacked, so no later PMI comes either.
+	 */
+	if (pc->lvtpc_masked) {
+		ptemu_add(&pc->pmis_masked, 1);
+		return;
+	}
+	WRITE_ONCE(pc->lvtpc_masked, true);
 	ptemu_add(&pc->pmis, 1);
 	barrier();	/* pairs with the handler's rdmsr on this CPU */
 	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
@@ -966,12 +979,23 @@ static void ptemu_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 	}
 }
 
+/* apic_write(APIC_LVTPC, APIC_DM_NMI) on this CPU: unmasked. */
+static void ptemu_pmi_unmask(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	WRITE_ONCE(this_cpu_ptr(ptemu.pc)->lvtpc_masked, false);
+	local_irq_restore(flags);
+}
+
 static const struct tb_pt_hw ptemu_hw = {
-	.name	= "tb_ptemu",
-	.owner	= THIS_MODULE,
-	.rdmsr	= ptemu_rdmsr,
-	.wrmsr	= ptemu_wrmsr,
-	.cpuid	= ptemu_cpuid,
+	.name		= "tb_ptemu",
+	.owner		= THIS_MODULE,
+	.rdmsr		= ptemu_rdmsr,
+	.wrmsr		= ptemu_wrmsr,
+	.cpuid		= ptemu_cpuid,
+	.pmi_unmask	= ptemu_pmi_unmask,
 };
 
 /* ---- another owner: steal / foreign ---- */
@@ -1298,6 +1322,8 @@ static int ptemu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "foreign_bytes %llu\n", READ_ONCE(pc->foreign_bytes));
 	seq_printf(m, "seed_ptw_seq %llu\n", READ_ONCE(pc->seed_ptw_seq));
 	seq_printf(m, "seed_tsc %llu\n", READ_ONCE(pc->seed_tsc));
+	seq_printf(m, "pmis_masked %llu\n", READ_ONCE(pc->pmis_masked));
+	seq_printf(m, "lvtpc_masked %d\n", READ_ONCE(pc->lvtpc_masked));
 	seq_printf(m, "perf_active %d\n", READ_ONCE(pc->perf.active));
 	seq_printf(m, "perf_traceen %d\n", READ_ONCE(pc->perf.traceen));
 	seq_printf(m, "perf_stale %llu\n", READ_ONCE(pc->perf_stale));
@@ -1388,6 +1414,8 @@ static int ptemu_cpu_online(unsigned int cpu)
 
 	local_irq_save(flags);
 	pc->offline = false;
+	/* A CPU coming up gets LVTPC unmasked (perf_events_lapic_init()). */
+	WRITE_ONCE(pc->lvtpc_masked, false);
 	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && !hrtimer_active(&pc->timer))
 		ptemu_timer_start(pc);
 	local_irq_restore(flags);
