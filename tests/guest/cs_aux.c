@@ -224,8 +224,14 @@ static void wait_full(struct sess *x, unsigned long long b0)
 
 	for (i = 0; i < 600 && x->s.ctl->aux_truncations == t0; i++)
 		msleep(50);
-	TBT_CHECK(x->s.ctl->aux_truncations > t0, "the ring never filled: sink wrote %llu",
-		  sink_bytes(0) - b0);
+	TBT_CHECK(x->s.ctl->aux_truncations > t0,
+		  "the ring never filled: sink wrote %llu (state %llu flushes %llu captures %llu full %llu memerr %llu discarded %llu), aux_head %llu published %llu, records %llu lost %llu",
+		  sink_bytes(0) - b0, cs_stat("sink0", "state"), cs_stat("sink0", "flushes"),
+		  cs_stat("sink0", "captures"), cs_stat("sink0", "full"), cs_stat("sink0", "memerr"),
+		  cs_stat("sink0", "discarded"), (unsigned long long)x->s.ctl->aux_head,
+		  (unsigned long long)x->s.ctl->aux_published,
+		  (unsigned long long)x->s.ctl->records_written,
+		  (unsigned long long)x->s.ctl->records_lost);
 }
 
 /* No-overwrite: nothing consumed; tracing pauses; all accounted for. */
