@@ -213,27 +213,6 @@ static void test_caps(void)
 	tracebuf_close(&s);
 }
 
-/*
- * Nobody reads until the ring has filled once more (a TRUNCATED span
- * published): no timing assumed, the bound only ends a broken run.
- */
-static void wait_full(struct sess *x, unsigned long long b0)
-{
-	uint64_t t0 = x->s.ctl->aux_truncations;
-	int i;
-
-	for (i = 0; i < 600 && x->s.ctl->aux_truncations == t0; i++)
-		msleep(50);
-	TBT_CHECK(x->s.ctl->aux_truncations > t0,
-		  "the ring never filled: sink wrote %llu (state %llu flushes %llu captures %llu full %llu memerr %llu discarded %llu), aux_head %llu published %llu, records %llu lost %llu",
-		  sink_bytes(0) - b0, cs_stat("sink0", "state"), cs_stat("sink0", "flushes"),
-		  cs_stat("sink0", "captures"), cs_stat("sink0", "full"), cs_stat("sink0", "memerr"),
-		  cs_stat("sink0", "discarded"), (unsigned long long)x->s.ctl->aux_head,
-		  (unsigned long long)x->s.ctl->aux_published,
-		  (unsigned long long)x->s.ctl->records_written,
-		  (unsigned long long)x->s.ctl->records_lost);
-}
-
 /* No-overwrite: nothing consumed; tracing pauses; all accounted for. */
 static void test_overrun(void)
 {
@@ -497,21 +476,12 @@ static void test_lost(const char *param, const char *rate, const char *what, int
 	const char *p[] = { param, rate, NULL };
 	unsigned long long b0, b1;
 	struct sess x;
-	int i;
 
 	TBT_CHECK(emu_load(p) == 0, "tb_csemu %s %s", param, rate);
 	b0 = sink_bytes(0);
 	TBT_CHECK(cs_open(&x, 3, 16 * 1024, 0, 0) == 0, "%s session", what);
 	TBT_CHECK(tracebuf_enable(&x.s) == 0, "%s enable", what);
-	/*
-	 * Nobody reads until the ring is full; whether that cycle had more
-	 * than fitted depends on where the drain fell: fill it again until
-	 * one did (bounded).
-	 */
-	for (i = 0; i < 20 && !x.lost; i++) {
-		wait_full(&x, b0);
-		consume(&x);
-	}
+	msleep(300);		/* nobody reads */
 	run_for(&x, 200);
 	TBT_CHECK(tracebuf_disable(&x.s) == 0, "%s disable", what);
 	consume(&x);
