@@ -27,17 +27,21 @@
  * in the cycle. ETMs are disabled before and enabled after their sink,
  * always.
  *
- * No-overwrite mode, ETR scatter-gather: at every restart the table is
- * rotated so that the ETR's buffer starts at the 4 KiB granule holding
- * the consumer's tail. STS.Full then means the hardware reached unread
- * data (it cannot wrap otherwise), so an overrun is always seen: the
- * span is TRUNCATED and a LOST record (AUX_OVERRUN) counts the bytes that
- * did not fit, a lower bound (AT_LEAST) when the sink may have wrapped
- * more than once. The ETMs are not restarted while less than a quarter of
- * the ring (or twice the last period's output) is free; they resume once
- * aux_watermark bytes are free. Flat ETR buffers cannot be rotated: a
- * wrap is counted as one. ETB/ETF: bytes that do not fit are counted
- * exactly; an SRAM wrap loses an unknown amount (AT_LEAST).
+ * No-overwrite mode, ETR: at every restart the ETR's buffer is the free
+ * space and nothing else: it starts at the head, padded to a 4 KiB
+ * granule with formatter frames of the null trace ID (counted in
+ * aux_padding), and ends at the consumer's tail rounded down to a
+ * granule (RSZ; with scatter-gather, a table rotated to start at the
+ * head whose entry at that point is LAST; a flat buffer also ends at the
+ * end of the area). The hardware can never write into a published byte
+ * the consumer has not read. STS.Full means it wrapped over what it
+ * wrote in this run: an overrun, always seen. The span is TRUNCATED,
+ * only the newest lap (the buffer's start up to RWP) is kept, and a LOST
+ * record (AUX_OVERRUN, AT_LEAST: more laps cannot be seen) counts the
+ * rest. The ETMs are not restarted while less than a quarter of the ring
+ * (or twice the last period's output) is free; they resume once
+ * aux_watermark bytes are free. ETB/ETF: bytes that do not fit are
+ * counted exactly; an SRAM wrap loses an unknown amount (AT_LEAST).
  * Snapshot mode: the ETR wraps freely over the whole ring; SNAPSHOT and
  * stop publish the latest ring-full.
  */
@@ -429,6 +433,7 @@ struct tb_cs_buf {
 	bool paused;			/* waiting for room (no-overwrite) */
 	u64 start_virt;			/* buffer offset the sink started at */
 	u64 rot;			/* AUX offset of the buffer's offset 0 */
+	u64 etr_size;			/* ETR: the buffer's length (RSZ) */
 	u64 last_w;			/* bytes of the last cycle */
 	cpumask_var_t want;		/* CPUs the session traces now */
 	cpumask_var_t on;		/* ETMs enabled */
@@ -631,32 +636,50 @@ static void tb_cs_sync(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 l
 }
 
 /*
- * Fill the AUX ring from the head to the next 4 KiB granule with
+ * Fill the AUX ring from position from to the next 4 KiB granule with
  * formatter frames that carry nothing (trace ID 0, which decoders
- * ignore), publish them as padding, and return the new head.
+ * ignore), count them as padding and return the granule. The caller
+ * publishes them.
  */
-static u64 tb_cs_pad_granule(struct tb_cs_buf *buf, struct tb_aux *aux)
+static u64 tb_cs_pad(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from)
 {
-	u64 head = tb_aux_head(aux), end = round_up(head + 1, TB_SG_GRANULE), p;
+	u64 end = round_up(from, TB_SG_GRANULE), p;
 
-	for (p = head; p < end; p++) {
+	for (p = from; p < end; p++) {
 		u64 pos = p & aux->mask;
 		u8 *b = page_address(aux->pages[pos >> PAGE_SHIFT]) + (pos & ~PAGE_MASK);
 
 		/* Frame byte 0: an ID change to the null ID 0; the rest 0. */
 		*b = (p % TB_CS_FRAME_SIZE) ? 0 : 0x01;
 	}
-	tb_cs_sync(buf, aux, head, end - head, true);
-	tb_aux_count_padding(aux, end - head);
+	tb_cs_sync(buf, aux, from, end - from, true);
+	tb_aux_count_padding(aux, end - from);
+	return end;
+}
+
+/* Pad from the head to the next granule, publish, return the new head. */
+static u64 tb_cs_pad_granule(struct tb_cs_buf *buf, struct tb_aux *aux)
+{
+	u64 end = tb_cs_pad(buf, aux, tb_aux_head(aux));
+
 	tb_aux_publish(aux, end, 0);
 	return end;
 }
 
-/* Start the sink so that it writes at AUX position head. */
+/*
+ * Start the sink so that it writes at AUX position head.
+ *
+ * No-overwrite mode: the ETR's buffer is exactly the free space, from
+ * the head (padded to a 4 KiB granule) up to the consumer's tail
+ * (rounded down to a granule): RSZ is that length, and with a table its
+ * last entry is LAST. A wrap then overwrites only what this run wrote,
+ * never a published byte the consumer has not read. Snapshot mode: the
+ * buffer is the whole ring, from the head's granule on.
+ */
 static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 {
 	struct tb_cs_sink *k = buf->sink;
-	u64 head = tb_aux_head(aux), off = head & aux->mask, rwp;
+	u64 head = tb_aux_head(aux), off = head & aux->mask, rwp, len;
 	unsigned int i;
 	int ret;
 
@@ -664,33 +687,42 @@ static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 		ret = tb_tmc_enable_sram(k);
 		goto out;
 	}
-	if (!buf->use_sg) {
-		buf->rot = 0;
-		buf->start_virt = off;
-		ret = tb_tmc_enable_etr(k, buf->chunk_dma[0], false, aux->size,
-					buf->chunk_dma[0] + off);
-		goto out;
-	}
-	if (!k->save_restore && (head & (TB_SG_GRANULE - 1))) {
-		/* It will start at offset 0: that must be the head's granule. */
+	if ((!aux->snapshot || !k->save_restore) && (head & (TB_SG_GRANULE - 1))) {
+		/* The buffer starts at the head: that must be a granule. */
 		head = tb_cs_pad_granule(buf, aux);
 		off = head & aux->mask;
 	}
+	len = aux->snapshot ? aux->size :
+		round_down(tb_aux_free_bytes(aux), TB_SG_GRANULE);
+	if (!buf->use_sg) {
+		if (aux->snapshot) {
+			buf->rot = 0;
+			buf->start_virt = off;
+		} else {
+			/* Contiguous: up to the end of the area at most. */
+			len = min(len, aux->size - off);
+			buf->rot = off;
+			buf->start_virt = 0;
+		}
+		buf->etr_size = len;
+		ret = tb_tmc_enable_etr(k, buf->chunk_dma[0] + buf->rot, false, len,
+					buf->chunk_dma[0] + off);
+		goto out;
+	}
 	/*
-	 * Offset 0 of the ETR's buffer at the granule of the consumer's
-	 * tail (snapshot, or a TMC that restarts at offset 0: of the head):
-	 * a wrap is then an overrun.
+	 * Offset 0 of the ETR's buffer at the head's granule; the head is on
+	 * it but in snapshot mode with a TMC that saves and restores RWP.
 	 */
-	buf->rot = (aux->snapshot || !k->save_restore ? head : tb_aux_tail(aux)) &
-		aux->mask & ~(u64)(TB_SG_GRANULE - 1);
-	tb_sg_rotate(&buf->sg, buf->rot);
+	buf->rot = off & ~(u64)(TB_SG_GRANULE - 1);
+	buf->etr_size = len;
+	tb_sg_rotate(&buf->sg, buf->rot, len);
 	if (buf->dev)
 		for (i = 0; i < buf->sg.nr_tables; i++)
 			dma_sync_single_for_device(buf->dev, buf->sg.tables[i].phys,
 						   PAGE_SIZE, DMA_TO_DEVICE);
-	buf->start_virt = (off - buf->rot) & aux->mask;
+	buf->start_virt = off - buf->rot;
 	rwp = tb_sg_phys(&buf->sg, off);
-	ret = tb_tmc_enable_etr(k, tb_sg_base(&buf->sg), true, aux->size, rwp);
+	ret = tb_tmc_enable_etr(k, tb_sg_base(&buf->sg), true, len, rwp);
 out:
 	buf->running = !ret;
 	return ret;
@@ -786,32 +818,32 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsur
 			aoff = buf->rot;	/* at the very end: offset 0 */
 		virt = (aoff - buf->rot) & aux->mask;
 	} else {
-		virt = (tb_tmc_rwp(k) - buf->chunk_dma[0]) & aux->mask;
+		virt = (tb_tmc_rwp(k) - buf->chunk_dma[0] - buf->rot) & aux->mask;
 	}
-	/*
-	 * Wrapped: at least once around; more laps cannot be seen. With the
-	 * SG table rotated at the tail, a wrap that fits in the free space
-	 * lost nothing; a flat buffer's wrap is counted as one (top of file).
-	 */
+	if (virt >= buf->etr_size)
+		virt = 0;		/* RWP at the buffer's end: its start */
+	/* Wrapped: at least once around; more laps cannot be seen. */
 	wrapped = sts & TB_TMC_STS_FULL;
-	w = wrapped ? aux->size - buf->start_virt + virt : virt - buf->start_virt;
+	w = wrapped ? buf->etr_size - buf->start_virt + virt : virt - buf->start_virt;
 	room = aux->snapshot ? ~0ULL : tb_aux_free_bytes(aux);
-	if (w > room) {
+	if (!aux->snapshot && (wrapped || w > room)) {
 		/*
-		 * Overrun. Keep only what follows the head in write order:
-		 * after a wrap, that is the newest lap's bytes from the head
-		 * up to RWP (nothing if RWP is behind the head).
+		 * Overrun: the buffer was the free space and it wrapped over
+		 * its own start. Keep only what follows the head in write
+		 * order: the newest lap, from the buffer's start (the head) up
+		 * to RWP, or the whole buffer if RWP is back at its start.
 		 */
-		u64 keep = w;
+		u64 keep = wrapped ? (virt ? virt : buf->etr_size) : w;
 
-		if (wrapped)
-			keep = virt >= buf->start_virt ? virt - buf->start_virt : 0;
 		keep = min(keep, room);
 		lost = w - keep;
 		w = keep;
 		at_least = wrapped;
 	}
 	tb_cs_sync(buf, aux, head, w, false);
+	/* The next run starts on a granule: pad to it in this span, if it fits. */
+	if (!aux->snapshot && round_up(head + w, TB_SG_GRANULE) - head <= room)
+		w = tb_cs_pad(buf, aux, head + w) - head;
 out:
 	tb_tmc_disable(k);
 	buf->running = false;

@@ -160,14 +160,15 @@ static unsigned int tb_sg_chunk_of(const struct tb_sg *t, u64 off)
 	return lo;
 }
 
-void tb_sg_rotate(struct tb_sg *t, u64 first)
+void tb_sg_rotate(struct tb_sg *t, u64 first, u64 len)
 {
 	unsigned int c = tb_sg_chunk_of(t, first & (t->size - 1));
 	u64 in = (first & (t->size - 1)) - t->order[c].offset, i;
+	u64 last = (len ? len / TB_SG_GRANULE : t->nr_entries) - 1;
 
 	for (i = 0; i < t->nr_entries; i++) {
 		*tb_sg_slot(t, i) = tb_sg_entry(t->order[c].phys + in,
-						i + 1 == t->nr_entries ?
+						i == last || i + 1 == t->nr_entries ?
 						TB_SG_ENTRY_LAST : TB_SG_ENTRY_NORMAL);
 		in += TB_SG_GRANULE;
 		if (in == t->order[c].size) {

@@ -11,7 +11,8 @@
  * NORMAL entries, in AUX order, so the ETR's buffer offset equals the
  * AUX offset. The last entry of every table page but the last is a LINK
  * to the next table page; the final data granule is LAST, after which
- * the ETR wraps to the first entry. RSZ must be the AUX size.
+ * the ETR wraps to the first entry. RSZ is the buffer's length: the
+ * AUX size, or less (tb_sg_rotate()).
  *
  * The ETR reports its write pointer (RWP) as a physical address;
  * tb_sg_offset() turns it back into an AUX offset by a binary search
@@ -97,10 +98,14 @@ int tb_sg_offset(const struct tb_sg *t, u64 pa, u64 *off);
  * Rewrite the data entries so that the ETR's buffer starts at AUX offset
  * first (granule aligned) and runs on around the ring: entry i holds the
  * granule at AUX offset (first + 4 KiB * i) mod size. LINKs stay.
+ * len (a multiple of 4 KiB, at most size; 0: size) is the buffer's
+ * length: the entry of its last granule is LAST, so the ETR wraps to
+ * first after len bytes (whether it wraps at LAST or at RSZ, which the
+ * caller sets to len too); the entries after it are never reached.
  * O(entries): it runs with interrupts off at every sink restart.
  * Buffer offset o is then AUX offset (first + o) mod size.
  */
-void tb_sg_rotate(struct tb_sg *t, u64 first);
+void tb_sg_rotate(struct tb_sg *t, u64 first, u64 len);
 
 /* Physical address of AUX offset off (< size); O(log chunks). */
 u64 tb_sg_phys(const struct tb_sg *t, u64 off);

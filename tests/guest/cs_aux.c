@@ -169,8 +169,9 @@ static void test_shared(const char *cap)
 	consume(&x);
 	b1 = sink_bytes(0);
 	TBT_CHECK(x.published > 0, "published %llu", (unsigned long long)x.published);
-	TBT_CHECK(b1 - b0 == x.published + x.lost,
-		  "sink wrote %llu, published %llu + lost %llu", b1 - b0,
+	TBT_CHECK(b1 - b0 + x.s.ctl->aux_padding == x.published + x.lost,
+		  "sink wrote %llu + padding %llu, published %llu + lost %llu", b1 - b0,
+		  (unsigned long long)x.s.ctl->aux_padding,
 		  (unsigned long long)x.published, (unsigned long long)x.lost);
 	TBT_CHECK(x.etms >= 2, "ETM records: %llu", (unsigned long long)x.etms);
 	TBT_CHECK(cs_stat("etm0", "enabled") == 0 && cs_stat("etm1", "enabled") == 0,
@@ -231,8 +232,10 @@ static void test_overrun(void)
 	b1 = sink_bytes(0);
 	TBT_CHECK(x.published > 256 * 1024, "resumed after the pause: %llu",
 		  (unsigned long long)x.published);
-	TBT_CHECK(b1 - b0 == x.published + x.lost, "overrun: sink %llu = published %llu + lost %llu",
-		  b1 - b0, (unsigned long long)x.published, (unsigned long long)x.lost);
+	TBT_CHECK(b1 - b0 + x.s.ctl->aux_padding == x.published + x.lost,
+		  "overrun: sink %llu + padding %llu = published %llu + lost %llu",
+		  b1 - b0, (unsigned long long)x.s.ctl->aux_padding,
+		  (unsigned long long)x.published, (unsigned long long)x.lost);
 	TBT_CHECK(total_violations() == 0, "violations");
 	sess_close(&x);
 }
@@ -424,9 +427,11 @@ static void test_percpu(void)
 		consume(&x[i]);
 		snprintf(c, sizeof(c), "sink%d", i);
 		b1 = cs_stat(c, "bytes");
-		TBT_CHECK(x[i].published > 0 && b1 - b0[i] == x[i].published + x[i].lost,
-			  "per-CPU sink %d: wrote %llu, published %llu", i, b1 - b0[i],
-			  (unsigned long long)x[i].published);
+		TBT_CHECK(x[i].published > 0 && b1 - b0[i] + x[i].s.ctl->aux_padding ==
+			  x[i].published + x[i].lost,
+			  "per-CPU sink %d: wrote %llu + padding %llu, published %llu + lost %llu",
+			  i, b1 - b0[i], (unsigned long long)x[i].s.ctl->aux_padding,
+			  (unsigned long long)x[i].published, (unsigned long long)x[i].lost);
 		sess_close(&x[i]);
 	}
 	TBT_CHECK(total_violations() == 0, "violations");
@@ -485,7 +490,7 @@ static void test_lost(const char *param, const char *rate, const char *what, int
 	run_for(&x, 200);
 	TBT_CHECK(tracebuf_disable(&x.s) == 0, "%s disable", what);
 	consume(&x);
-	b1 = sink_bytes(0);
+	b1 = sink_bytes(0) + x.s.ctl->aux_padding;	/* written + padded */
 	TBT_CHECK(x.lost > 0 && x.truncated > 0, "%s: lost %llu bytes, %llu truncated spans", what,
 		  (unsigned long long)x.lost, (unsigned long long)x.truncated);
 	/* Exact unless a count says it is a lower bound (the SRAM wrapped). */
@@ -500,6 +505,81 @@ static void test_lost(const char *param, const char *rate, const char *what, int
 			  "%s: sink %llu >= published %llu + lost %llu", what, b1 - b0,
 			  (unsigned long long)x.published, (unsigned long long)x.lost);
 	TBT_CHECK(total_violations() == 0, "%s: violations", what);
+	sess_close(&x);
+}
+
+/*
+ * The sink never writes into published bytes the consumer has not read.
+ * The consumer always leaves the last eighth of what was published
+ * unread, and the emulator's rate overruns the free space in every drain
+ * period: every unread byte must still be what was published when the
+ * consumer's tail passes it (the ETR's buffer is the free space only, so
+ * a wrap overwrites what that run wrote, never the unread bytes).
+ */
+static void test_unread(void)
+{
+	static const char *const p[] = { "rate=65536", NULL };
+	static unsigned char shadow[64 * 1024];
+	const uint64_t size = sizeof(shadow), held = size / 8;
+	unsigned long long changed = 0, checked = 0, first = ~0ULL, b0, b1;
+	const struct tracebuf_record *r;
+	struct sess x;
+	uint64_t o, end;
+	int i;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu rate=65536");
+	b0 = sink_bytes(0);
+	TBT_CHECK(cs_open(&x, 3, size, 0, 0) == 0, "unread session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "unread enable");
+	for (i = 0; i < 60; i++) {
+		tracebuf_wait(&x.s, 20);
+		/* What is still unread is as it was published. */
+		for (o = x.aux_tail; o < x.next; o++, checked++)
+			if (x.aux[o & (size - 1)] != shadow[o & (size - 1)]) {
+				if (first == ~0ULL)
+					first = o;
+				changed++;
+			}
+		while ((r = tracebuf_peek(&x.s)) != NULL) {
+			if (r->hdr.type == TRACEBUF_REC_AUX) {
+				const struct tracebuf_rec_aux *a = (const void *)r;
+
+				TBT_CHECK(a->aux_offset == x.next, "span at %llu, expected %llu",
+					  (unsigned long long)a->aux_offset,
+					  (unsigned long long)x.next);
+				for (o = a->aux_offset; o < a->aux_offset + a->aux_size; o++)
+					shadow[o & (size - 1)] = x.aux[o & (size - 1)];
+				x.next = a->aux_offset + a->aux_size;
+				x.published += a->aux_size;
+				if (a->flags & TRACEBUF_AUX_F_TRUNCATED)
+					x.truncated++;
+			} else if (r->hdr.type == TRACEBUF_REC_LOST) {
+				x.lost += ((const struct tracebuf_rec_lost *)r)->count;
+			}
+			tracebuf_advance(&x.s, r);
+		}
+		/* Read all but the last eighth. */
+		end = x.next > held ? x.next - held : 0;
+		if (end > x.aux_tail) {
+			x.aux_tail = end;
+			tracebuf_smp_store_release(&x.s.ctl->aux_tail, x.aux_tail);
+		}
+	}
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "unread disable");
+	x.aux_tail = x.next;		/* the rest is read in consume() */
+	tracebuf_smp_store_release(&x.s.ctl->aux_tail, x.aux_tail);
+	consume(&x);
+	b1 = sink_bytes(0);
+	TBT_CHECK(changed == 0, "%llu of %llu unread bytes changed under the consumer (first at %llu)",
+		  changed, checked, first);
+	TBT_CHECK(checked > 0 && x.truncated > 0 && x.lost > 0,
+		  "the sink overran the free space: checked %llu, %llu truncated, %llu lost",
+		  checked, (unsigned long long)x.truncated, (unsigned long long)x.lost);
+	TBT_CHECK(b1 - b0 + x.s.ctl->aux_padding >= x.published + x.lost,
+		  "unread: sink %llu + padding %llu >= published %llu + lost %llu", b1 - b0,
+		  (unsigned long long)x.s.ctl->aux_padding, (unsigned long long)x.published,
+		  (unsigned long long)x.lost);
+	TBT_CHECK(total_violations() == 0, "unread: violations");
 	sess_close(&x);
 }
 
@@ -557,6 +637,7 @@ int main(void)
 	test_sink("soc400=1", "SoC-400 ETR", 1);
 	test_lost("sink=etf", "rate=1024", "ETF overrun", 1);
 	test_lost("sg=1", "rate=65536", "ETR burst overrun", 0);
+	test_unread();
 	{
 		static const char *const p[] = { "soc400=1", "sg=0", NULL };
 		struct sess x;

@@ -120,12 +120,20 @@ static void test_layout(unsigned int nchunks, u64 chunk_size)
 	CHECK_EQ(tb_sg_offset(&t, 0x40000000ULL + total * 2, &off), -ERANGE);
 
 	/* Rotation: the walk starts at the given granule and wraps. */
-	tb_sg_rotate(&t, (g / 3) * 4096ULL);
+	tb_sg_rotate(&t, (g / 3) * 4096ULL, 0);
 	n = walk(&t, pas, g + 1);
 	CHECK_EQ(n, g);
 	for (i = 0; i < n && i < g; i++)
 		CHECK_EQ(pas[i], tb_sg_phys(&t, ((g / 3 + i) % g) * 4096ULL));
-	tb_sg_rotate(&t, 0);
+	/* A shorter buffer: LAST after len bytes, then back to the start. */
+	if (g > 2) {
+		tb_sg_rotate(&t, (g / 2) * 4096ULL, (g - 2) * 4096ULL);
+		n = walk(&t, pas, g + 1);
+		CHECK_EQ(n, g - 2);
+		for (i = 0; i < n && i < g; i++)
+			CHECK_EQ(pas[i], tb_sg_phys(&t, ((g / 2 + i) % g) * 4096ULL));
+	}
+	tb_sg_rotate(&t, 0, t.size);
 	n = walk(&t, pas, g + 1);
 	CHECK_EQ(pas[0], tb_sg_phys(&t, 0));
 	tb_sg_free(&t, &alloc);
