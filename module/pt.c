@@ -714,6 +714,18 @@ static void tb_pt_fail(struct tb_session *s, struct tb_pt_cpu *pc, unsigned int 
 static void tb_pt_collision(struct tb_session *s, struct tb_pt_cpu *pc,
 			    unsigned int cpu)
 {
+	struct tb_pt_buf *buf = s->aux->priv;
+	u64 ctl, base;
+
+	/*
+	 * Output still going into our tables (an owner that changed CTL but
+	 * not the output, or a position we could not place): stop it, or it
+	 * would write into our pages after they are freed. Output elsewhere
+	 * is the other owner's: not one write.
+	 */
+	if (!tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) && (ctl & TB_RTIT_CTL_TRACEEN) &&
+	    !tb_rdmsr(TB_MSR_RTIT_OUTPUT_BASE, &base) && tb_topa_owns(&buf->topa, base))
+		tb_wrmsr(TB_MSR_RTIT_CTL, ctl & ~TB_RTIT_CTL_TRACEEN);
 	pc->held = false;	/* theirs now: not one write */
 	tb_aux_publish(s->aux, tb_aux_head(s->aux), TRACEBUF_AUX_F_COLLISION);
 	tb_pt_fail(s, pc, cpu, "another owner took the hardware");

@@ -225,6 +225,16 @@ void tb_topa_pos(const struct tb_topa *t, u64 off, u64 *base, u64 *mask)
 		((off - reg->offset) << TB_RTIT_MASK_OUTPUT_OFF_SHIFT);
 }
 
+bool tb_topa_owns(const struct tb_topa *t, u64 base)
+{
+	unsigned int k;
+
+	for (k = 0; k < t->nr_tables; k++)
+		if (t->tables[k].phys == (base & ~(u64)(TB_TOPA_TABLE_BYTES - 1)))
+			return true;
+	return false;
+}
+
 int tb_topa_offset(const struct tb_topa *t, u64 base, u64 mask, u64 *off)
 {
 	u64 index = (mask & TB_RTIT_MASK_TABLE_OFF) >>

@@ -93,6 +93,9 @@ void tb_topa_pos(const struct tb_topa *t, u64 off, u64 *base, u64 *mask);
  */
 int tb_topa_offset(const struct tb_topa *t, u64 base, u64 mask, u64 *off);
 
+/* Is OUTPUT_BASE base one of our tables (the output is in our pages)? */
+bool tb_topa_owns(const struct tb_topa *t, u64 base);
+
 /*
  * Clear any previous STOP/INT markers, then put STOP on region stop_region
  * and INT on region int_region (-1: none). Single-entry layout: every

@@ -1407,6 +1407,39 @@ static void quiet_check(void)
 	close(fd);
 }
 
+/*
+ * The emulators' own rule counters (debugfs): zero. tb_ptemu counts per
+ * CPU ("violations" in cpuN/stats, including writes into freed pages);
+ * tb_csemu in one file.
+ */
+static void emu_violations(void)
+{
+	char path[96], k[64];
+	unsigned long long v, total = 0;
+	int cpu, found = 0;
+	FILE *f;
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/tb_ptemu/cpu%d/stats", cpu);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fscanf(f, "%63s %llu", k, &v) == 2)
+			if (!strcmp(k, "violations"))
+				total += v, found++;
+		fclose(f);
+	}
+	f = fopen("/sys/kernel/debug/tb_csemu/violations", "r");
+	if (f) {
+		if (fscanf(f, "%llu", &v) == 1)
+			total += v, found++;
+		fclose(f);
+	}
+	printf("emulator violations: %llu (%d counters)\n", total, found);
+	TBT_CHECK(total == 0, "emulator violations: %llu (seed %llu)", total,
+		  (unsigned long long)seed);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void find_hw(void)
@@ -1575,6 +1608,7 @@ int main(int argc, char **argv)
 	signal(SIGIO, SIG_IGN);
 	signal(SIGRTMIN + 1, SIG_IGN);
 	quiet_check();
+	emu_violations();
 
 	if (nfail) {
 		printf("%lu ABI violations, by kind (seed %llu):\n", nfail,

@@ -49,6 +49,9 @@
  *    END->same table]; single range: size not a power of two, base not
  *    aligned to it, offset beyond it, not in RAM. Checked when TraceEn
  *    goes 0->1 and at every write. TraceEn stays 1.
+ *  - Oracle, not silicon: output to (or a ToPA table in) a page that is
+ *    free or reused is an operational error and a violation ("freed" in
+ *    the stats; ptemu_pa_freed()).
  *  - Single-entry quirk: the PMI of an INT region fires once, when the
  *    output offset gets within TB_TOPA_PMI_MARGIN bytes of its end; it may
  *    fire again only after the region wrapped or software moved the
@@ -262,6 +265,7 @@ struct ptemu_cpu {
 	u64 perf_dead;			/* perf enabled over Stopped/Error */
 	u64 perf_killed;		/* tracebuf wrote CTL under perf's TraceEn */
 	u64 perf_gp;			/* perf's unchecked wrmsrl faulted */
+	u64 freed;			/* output or table in a freed page (oracle) */
 
 	/* Statistics: written on this CPU only, WRITE_ONCE/READ_ONCE. */
 	u64 ptw_seq;			/* next PTW sequence number */
@@ -310,6 +314,37 @@ static bool ptemu_phys_ok(u64 phys, u64 size)
 	       pfn_valid(PHYS_PFN(phys)) && pfn_valid(PHYS_PFN(phys + size - 1));
 }
 
+/*
+ * The tests' oracle for writes after free (as tb_csemu's
+ * csemu_pa_freed()), not hardware behaviour: PT writing a page, or
+ * reading a ToPA table from a page, that is free or reused (a page
+ * table, slab, LRU or anonymous page: never a driver's AUX or ToPA page,
+ * which tracebuf allocates as order-0 or split pages) means the driver
+ * freed memory the hardware still points at. On silicon the bytes would
+ * corrupt whatever the page became; here the violation is counted
+ * ("freed"), the first one is logged, and the output stops with an
+ * operational error instead of writing.
+ */
+static bool ptemu_pa_freed(struct ptemu_cpu *pc, u64 pa, u64 len)
+{
+	u64 pfn;
+
+	for (pfn = PHYS_PFN(pa); pfn <= PHYS_PFN(pa + len - 1); pfn++) {
+		struct page *p = pfn_to_page(pfn);
+
+		if (page_ref_count(p) && !PageTable(p) && !PageSlab(p) && !PageLRU(p) &&
+		    !PageAnon(p))
+			continue;
+		if (!pc->freed)
+			pr_err("tb_ptemu: cpu%u: output at 0x%llx is a freed page (pfn 0x%llx)\n",
+			       pc->cpu, pa, pfn);
+		ptemu_add(&pc->freed, 1);
+		ptemu_error(pc);
+		return true;
+	}
+	return false;
+}
+
 /* Parameters writable at runtime are read once, with READ_ONCE. */
 static ktime_t ptemu_period(void)
 {
@@ -352,6 +387,8 @@ static bool ptemu_topa_cur(struct ptemu_cpu *pc, u64 *entry)
 		if ((pc->base & (PTEMU_TABLE_ALIGN - 1)) ||
 		    !ptemu_phys_ok(pc->base + idx * sizeof(u64), sizeof(u64)))
 			break;
+		if (ptemu_pa_freed(pc, pc->base + idx * sizeof(u64), sizeof(u64)))
+			return false;
 		tbl = phys_to_virt(pc->base);
 		/*
 		 * Software may rewrite entries concurrently (from another CPU,
@@ -413,6 +450,8 @@ static unsigned int ptemu_topa_out(struct ptemu_cpu *pc, const u8 *src,
 			continue;
 		}
 		n = min_t(u64, len - done, size - off);
+		if (ptemu_pa_freed(pc, (e & TB_TOPA_BASE) + off, n))
+			break;
 		memcpy((u8 *)phys_to_virt(e & TB_TOPA_BASE) + off, src + done, n);
 		done += n;
 		off += n;
@@ -468,6 +507,8 @@ static unsigned int ptemu_single_out(struct ptemu_cpu *pc, const u8 *src,
 	off = pc->mask >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT;
 	while (done < len) {
 		n = min_t(u64, len - done, size - off);
+		if (ptemu_pa_freed(pc, pc->base + off, n))
+			break;
 		memcpy((u8 *)phys_to_virt(pc->base) + off, src + done, n);
 		done += n;
 		off = (off + n) & (size - 1);
@@ -1330,9 +1371,10 @@ static int ptemu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "perf_dead %llu\n", READ_ONCE(pc->perf_dead));
 	seq_printf(m, "perf_killed %llu\n", READ_ONCE(pc->perf_killed));
 	seq_printf(m, "perf_gp %llu\n", READ_ONCE(pc->perf_gp));
+	seq_printf(m, "freed %llu\n", READ_ONCE(pc->freed));
 	seq_printf(m, "violations %llu\n", READ_ONCE(pc->perf_stale) +
 		   READ_ONCE(pc->perf_dead) + READ_ONCE(pc->perf_killed) +
-		   READ_ONCE(pc->perf_gp));
+		   READ_ONCE(pc->perf_gp) + READ_ONCE(pc->freed));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ptemu_stats);

@@ -297,6 +297,8 @@ static void check_roundtrip(const struct tb_topa *t, u64 off)
 		 off - t->regions[r].offset);
 	CHECK_EQ(tb_topa_offset(t, base, mask, &back), 0);
 	CHECK_EQ(back, off);
+	CHECK(tb_topa_owns(t, base));
+	CHECK(!tb_topa_owns(t, 0x1000));
 }
 
 static u64 make_mask(u64 index, u64 out)
