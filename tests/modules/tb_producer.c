@@ -82,13 +82,15 @@ static struct {
 
 static void tbp_produce(struct tbp_cpu *pc, int ctx)
 {
+	/* NULL once tbp_teardown() started: a self-NMI still in flight. */
+	struct tb_ring *rb = READ_ONCE(tbp.rb);
 	struct tracebuf_rec_test *t;
 	struct tracebuf_wr wr;
 	u64 seq = pc->seq[ctx]++;
 	u8 *p;
 	u32 i;
 
-	if (tracebuf_reserve(tbp.rb, TRACEBUF_REC_TEST, tbp.cfg.size, &wr)) {
+	if (!rb || tracebuf_reserve(rb, TRACEBUF_REC_TEST, tbp.cfg.size, &wr)) {
 		pc->failed[ctx]++;
 		return;
 	}
@@ -98,9 +100,10 @@ static void tbp_produce(struct tbp_cpu *pc, int ctx)
 	t->context = ctx;
 	t->reserved = 0;
 	p = (u8 *)(t + 1);
-	for (i = 0; i < wr.rec->hdr.size - sizeof(*t); i++)
+	/* The size we asked for: the header is in user-mapped memory. */
+	for (i = 0; i < tbp.cfg.size - sizeof(*t); i++)
 		p[i] = (u8)(seq * 31 + i);
-	tracebuf_commit(tbp.rb, &wr);
+	tracebuf_commit(rb, &wr);
 	pc->ok[ctx]++;
 }
 
@@ -281,6 +284,7 @@ static int tbp_cpu_online(unsigned int cpu)
 /* Stop everything and drop the ring. Under tbp.lock. */
 static void tbp_teardown(void)
 {
+	struct tb_ring *rb;
 	unsigned int cpu;
 	int ctx;
 
@@ -300,8 +304,15 @@ static void tbp_teardown(void)
 		for (ctx = 0; ctx < TBP_NR_CTX; ctx++)
 			tbp_unit_done(pc, ctx);
 	}
-	tracebuf_ring_put(tbp.rb);
-	tbp.rb = NULL;
+	/*
+	 * A self-NMI sent before the timers were cancelled may still be on
+	 * its way: its handler finds rb NULL, and synchronize_rcu() waits
+	 * for any handler already running (NMI handlers are RCU readers).
+	 */
+	rb = tbp.rb;
+	WRITE_ONCE(tbp.rb, NULL);
+	synchronize_rcu();
+	tracebuf_ring_put(rb);
 	tbp.owner = NULL;
 	cpus_read_unlock();
 }
