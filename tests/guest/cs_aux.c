@@ -214,6 +214,24 @@ static void test_caps(void)
 	tracebuf_close(&s);
 }
 
+/*
+ * Nobody reads until the session has published its n-th TRUNCATED span
+ * (counted from its start, so one published before the first look is
+ * not waited for again): no timing assumed, the bound only ends a
+ * broken run.
+ */
+static void wait_truncations(struct sess *x, uint64_t n, unsigned long long b0)
+{
+	int i;
+
+	for (i = 0; i < 600 && x->s.ctl->aux_truncations < n; i++)
+		msleep(50);
+	TBT_CHECK(x->s.ctl->aux_truncations >= n,
+		  "no TRUNCATED span number %llu (%llu so far): sink wrote %llu",
+		  (unsigned long long)n, (unsigned long long)x->s.ctl->aux_truncations,
+		  sink_bytes(0) - b0);
+}
+
 /* No-overwrite: nothing consumed; tracing pauses; all accounted for. */
 static void test_overrun(void)
 {
@@ -222,7 +240,7 @@ static void test_overrun(void)
 
 	TBT_CHECK(cs_open(&x, 3, 256 * 1024, 0, 0) == 0, "small session");
 	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable");
-	msleep(800);		/* nobody reads: the ring fills */
+	wait_truncations(&x, 1, b0);	/* nobody reads: the ring fills */
 	consume(&x);
 	TBT_CHECK(x.truncated >= 1, "a TRUNCATED span when the ring filled (ctl says %llu)",
 		  (unsigned long long)x.s.ctl->aux_truncations);
@@ -481,12 +499,21 @@ static void test_lost(const char *param, const char *rate, const char *what, int
 	const char *p[] = { param, rate, NULL };
 	unsigned long long b0, b1;
 	struct sess x;
+	int i;
 
 	TBT_CHECK(emu_load(p) == 0, "tb_csemu %s %s", param, rate);
 	b0 = sink_bytes(0);
 	TBT_CHECK(cs_open(&x, 3, 16 * 1024, 0, 0) == 0, "%s session", what);
 	TBT_CHECK(tracebuf_enable(&x.s) == 0, "%s enable", what);
-	msleep(300);		/* nobody reads */
+	/*
+	 * Nobody reads until the ring is full; whether that cycle had more
+	 * than fitted depends on where the drain fell: fill it again until
+	 * one did (bounded).
+	 */
+	for (i = 1; i <= 20 && !x.lost; i++) {
+		wait_truncations(&x, i, b0);
+		consume(&x);
+	}
 	run_for(&x, 200);
 	TBT_CHECK(tracebuf_disable(&x.s) == 0, "%s disable", what);
 	consume(&x);

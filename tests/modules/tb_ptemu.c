@@ -319,7 +319,8 @@ static bool ptemu_phys_ok(u64 phys, u64 size)
  * csemu_pa_freed()), not hardware behaviour: PT writing a page, or
  * reading a ToPA table from a page, that is free or reused (a page
  * table, slab, LRU or anonymous page: never a driver's AUX or ToPA page,
- * which tracebuf allocates as order-0 or split pages) means the driver
+ * which tracebuf allocates as order-0 or split pages; the emulator's own
+ * output for other owners is one compound page) means the driver
  * freed memory the hardware still points at. On silicon the bytes would
  * corrupt whatever the page became; here the violation is counted
  * ("freed"), the first one is logged, and the output stops with an
@@ -332,7 +333,8 @@ static bool ptemu_pa_freed(struct ptemu_cpu *pc, u64 pa, u64 len)
 	for (pfn = PHYS_PFN(pa); pfn <= PHYS_PFN(pa + len - 1); pfn++) {
 		struct page *p = pfn_to_page(pfn);
 
-		if (page_ref_count(p) && !PageTable(p) && !PageSlab(p) && !PageLRU(p) &&
+		/* page_count(): a compound page's tails count as their head. */
+		if (page_count(p) && !PageTable(p) && !PageSlab(p) && !PageLRU(p) &&
 		    !PageAnon(p))
 			continue;
 		if (!pc->freed)
@@ -1127,7 +1129,7 @@ static ssize_t ptemu_foreign_write(struct file *file, const char __user *ubuf,
 	r.take = v;
 	mutex_lock(&ptemu.lock);
 	if (!r.pc->fpages) {
-		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
 		if (!r.pc->fpages) {
 			mutex_unlock(&ptemu.lock);
 			return -ENOMEM;
@@ -1310,7 +1312,7 @@ static ssize_t ptemu_perf_write(struct file *file, const char __user *ubuf,
 	r.in = v;
 	mutex_lock(&ptemu.lock);
 	if (!r.pc->fpages) {
-		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
 		if (!r.pc->fpages) {
 			mutex_unlock(&ptemu.lock);
 			return -ENOMEM;
