@@ -203,7 +203,10 @@ static void tb_ring_publish_head(struct tb_ring *rb)
  *
  * The record's prefix (header, CPU, time) is filled in; the caller writes
  * the rest in place and calls tracebuf_commit() or tracebuf_discard().
- * Callable in any context, NMI included. Returns 0, -EINVAL for a size
+ * Callable in any context, NMI included, but never preemptible: from here
+ * to the commit the reservation holds back the consumer and every writer
+ * behind it, so the caller keeps preemption off until it commits (lockdep
+ * kernels check). Returns 0, -EINVAL for a size
  * the ring can never hold, or -ENOSPC when the ring is full: then the
  * record is counted as lost and reported by the next LOST record.
  */
@@ -211,6 +214,8 @@ int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr 
 {
 	u64 head, need, lost;
 
+	/* Until tracebuf_commit(): see above. */
+	lockdep_assert_preemption_disabled();
 	size = round_up(size, 8);
 	if (size < sizeof(struct tracebuf_record) || size + TB_LOST_SIZE > rb->size)
 		return -EINVAL;

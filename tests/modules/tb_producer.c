@@ -90,7 +90,10 @@ static void tbp_produce(struct tbp_cpu *pc, int ctx)
 	u8 *p;
 	u32 i;
 
+	/* tracebuf_reserve()'s rule: no preemption until the commit. */
+	preempt_disable();
 	if (!rb || tracebuf_reserve(rb, TRACEBUF_REC_TEST, tbp.cfg.size, &wr)) {
+		preempt_enable();
 		pc->failed[ctx]++;
 		return;
 	}
@@ -104,6 +107,7 @@ static void tbp_produce(struct tbp_cpu *pc, int ctx)
 	for (i = 0; i < tbp.cfg.size - sizeof(*t); i++)
 		p[i] = (u8)(seq * 31 + i);
 	tracebuf_commit(rb, &wr);
+	preempt_enable();
 	pc->ok[ctx]++;
 }
 
