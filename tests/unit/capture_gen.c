@@ -42,6 +42,7 @@ static uint64_t ring_pos;	/* ring position of the next byte */
 static uint64_t data_pos, tm = 1000000;
 static unsigned int nspans, span_bytes = 1000;
 static uint64_t nptw;
+static unsigned int nrecs;	/* records in cpu0.data */
 
 static void die(const char *what)
 {
@@ -64,6 +65,7 @@ static void put_record(void *rec, uint32_t size, uint16_t type)
 	    fwrite(zero, 1, r->hdr.size - size, data_f) != r->hdr.size - size)
 		die("cpu0.data");
 	data_pos += r->hdr.size;
+	nrecs++;
 }
 
 /* An AUX record for the bytes not yet published. */
@@ -243,8 +245,9 @@ int main(int argc, char **argv)
 		"38400000, 0], \"family\": 6, \"model\": 140, \"stepping\": 1, "
 		"\"max_nonturbo_ratio\": 28 },\n      \"aux_bytes\": %" PRIu64 ", "
 		"\"aux_spans\": %u, \"aux_truncations\": 1, \"aux_collisions\": 0, "
-		"\"aux_padding\": 0, \"records\": 0, \"records_lost\": 2 } },\n  \"lost\": true,"
-		" \"complete\": true\n}\n", RING_SIZE, tm, cfg2_text, aux_len, nspans);
+		"\"aux_padding\": 0, \"records\": %u, \"records_lost\": 2, \"data_bytes\": %"
+		PRIu64 " } },\n  \"lost\": true, \"complete\": true\n}\n", RING_SIZE, tm,
+		cfg2_text, aux_len, nspans, nrecs, data_pos);
 	if (fclose(m))
 		die("meta.json");
 

@@ -19,7 +19,7 @@ run() { # WANT_STATUS ARGS...
 has() { grep -qE -- "$1" "$t/out" || no "no line matching '$1' on stdout"; }
 err_has() { grep -qF -- "$1" "$t/err" || no "no '$1' on stderr"; }
 
-rm -rf "$t/cap" "$t/bad" "$t/notrunc" "$t/short" "$t/nometa" "$t/cs"
+rm -rf "$t/cap" "$t/bad" "$t/notrunc" "$t/short" "$t/nometa" "$t/cs" "$t/inc"
 "$gen" "$t/cap" >"$t/expect" || { echo "capture_gen failed"; exit 1; }
 cat "$t/expect"
 want() { sed -n "s/^$1 //p" "$t/expect"; }
@@ -139,14 +139,23 @@ has "^  errors: +[1-9]"
 cp -r "$t/cap" "$t/short"
 head -c $((bytes - 100)) "$t/cap/cpu0.aux" >"$t/short/cpu0.aux"
 run 1 decode "$t/short"
-has "describe $bytes bytes, cpu0.aux has $((bytes - 100))"
+err_has "cpu0.aux has $((bytes - 100)) bytes, the AUX records of cpu0.data describe $bytes"
+err_has "the capture does not add up (1 problem above): not decoded"
+[ -s "$t/out" ] && no "decode of a damaged capture printed something"
 
-# No meta.json: still decoded, as Intel PT.
+# No meta.json: not a capture.
 cp -r "$t/cap" "$t/nometa"
 rm "$t/nometa/meta.json"
-run 0 decode "$t/nometa"
+run 1 decode "$t/nometa"
+err_has "meta.json: No such file or directory (every capture has one)"
+
+# An interrupted recording: decoded, but exit 1 with the reason.
+rm -rf "$t/inc"
+cp -r "$t/cap" "$t/inc"
+sed 's/"complete": true/"complete": false/' "$t/cap/meta.json" >"$t/inc/meta.json"
+run 1 decode "$t/inc"
 has "^  ptws: +$ptws$"
-err_has "assuming an Intel PT capture"
+err_has "the capture is incomplete"
 
 # Not a capture.
 run 1 decode "$t/nonexistent"

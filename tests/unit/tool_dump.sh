@@ -126,28 +126,88 @@ mkdir -p "$t/empty"
 run 1 dump "$t/empty"
 has "$t/err" "cannot read meta.json"
 
-rm -rf "$t/bad"
-cp -r "$d" "$t/bad"
+# A damaged capture is refused: every problem named, nothing printed, exit 1.
+# refused CAPTURE MESSAGE...: dump and dump --json exit 1, print no record,
+# and say each MESSAGE on stderr.
+refused() {
+	dir=$1
+	shift
+	for j in "" --json; do
+		run 1 dump $j "$dir"
+		[ -s "$t/out" ] && { echo "dump $j of a damaged capture printed:"; cat "$t/out"; fail=1; }
+		has "$t/err" "the capture does not add up"
+		for m in "$@"; do
+			has "$t/err" "$m"
+		done
+	done
+}
+fresh() { rm -rf "$t/bad"; cp -r "$d" "$t/bad"; }
+
+fresh
 # The third record (at byte 96) claims 7 bytes.
 printf '\007\000\000\000' | dd of="$t/bad/cpu0.data" bs=1 seek=96 conv=notrunc 2>/dev/null
-run 1 dump "$t/bad"
-has "$t/err" "cpu0.data: corrupt at byte offset 96"
-[ "$(grep -c ' cpu 0 ' "$t/out")" = 2 ] || { echo "records before the corruption not shown"; fail=1; }
+refused "$t/bad" "cpu0.data: a record size that does not fit at byte offset 96 of 328"
 
-rm -rf "$t/bad"
-cp -r "$d" "$t/bad"
+fresh
 printf 'xxxxx' >>"$t/bad/cpu0.data"
-run 1 dump --json "$t/bad"
-has "$t/err" "cpu0.data: corrupt at byte offset 328: truncated record"
+refused "$t/bad" "cpu0.data: a truncated record header at byte offset 328 of 333"
 
-rm -rf "$t/bad"
-cp -r "$d" "$t/bad"
+# An AUX record claiming 11,908,482,554,605,792,389 bytes (the first AUX
+# record of cpu0.data is at byte 96; its aux_size at +32).
+fresh
+printf '\205\354\066\041\312\155\103\245' |
+	dd of="$t/bad/cpu0.data" bs=1 seek=$((96 + 32)) conv=notrunc 2>/dev/null
+refused "$t/bad" "cpu0.data: AUX record at byte offset 96 claims 11908482554605792389 bytes, more than the AUX area \\(1048576\\)"
+
+# cpu0.data cut in the middle of a record, at a record boundary, emptied.
+fresh
+head -c 100 "$d/cpu0.data" >"$t/bad/cpu0.data"
+refused "$t/bad" "cpu0.data: a truncated record header at byte offset 96 of 100"
+fresh
+head -c 96 "$d/cpu0.data" >"$t/bad/cpu0.data"
+refused "$t/bad" "meta.json: per_cpu \"0\": \"records\" is 7, the files say 2" \
+	"cpu0.aux has 96 bytes, the AUX records of cpu0.data describe 0"
+fresh
+: >"$t/bad/cpu0.data"
+: >"$t/bad/cpu0.aux"
+refused "$t/bad" "\"records\" is 7, the files say 0" "\"aux_bytes\" is 96, the files say 0" \
+	"\"aux_spans\" is 2, the files say 0"
+# cpu0.aux missing, or shorter than its AUX records say.
+fresh
+rm "$t/bad/cpu0.aux"
+refused "$t/bad" "cpu0.aux: No such file or directory"
+fresh
+head -c 90 "$d/cpu0.aux" >"$t/bad/cpu0.aux"
+refused "$t/bad" "cpu0.aux has 90 bytes, the AUX records of cpu0.data describe 96"
+# The two CPUs' files swapped.
+fresh
+mv "$t/bad/cpu0.data" "$t/bad/x"; mv "$t/bad/cpu1.data" "$t/bad/cpu0.data"; mv "$t/bad/x" "$t/bad/cpu1.data"
+refused "$t/bad" "per_cpu \"0\": \"records\" is 7, the files say 1" \
+	"per_cpu \"1\": \"records\" is 1, the files say 7"
+# meta.json that does not match: a CPU it does not list, one it lists twice,
+# one without files, "lost" false although records were lost.
+fresh
+sed 's/"cpus": \[0, 1\]/"cpus": [0, 5]/' "$d/meta.json" >"$t/bad/meta.json"
+refused "$t/bad" "cpu5.data: No such file or directory" "cpu1.data is not in meta.json's \"cpus\"" \
+	"cpu1.aux is not in meta.json's \"cpus\""
+sed 's/"cpus": \[0, 1\]/"cpus": [0, 1, 0]/' "$d/meta.json" >"$t/bad/meta.json"
+refused "$t/bad" "CPU 0 is listed twice in \"cpus\""
+sed 's/"lost": true/"lost": false/' "$d/meta.json" >"$t/bad/meta.json"
+refused "$t/bad" "\"lost\" is false, but the per_cpu counts say trace was lost"
+sed 's/"records": 7,/"records": 8,/' "$d/meta.json" >"$t/bad/meta.json"
+refused "$t/bad" "per_cpu \"0\": \"records\" is 8, the files say 7"
+
+# An interrupted recording: shown, but exit 1 with the reason.
+fresh
+sed 's/"complete": true/"complete": false/' "$d/meta.json" >"$t/bad/meta.json"
+run 1 dump "$t/bad"
+has "$t/err" "the capture is incomplete"
+[ "$(grep -c -v '^#' "$t/out")" = 8 ] || { echo "incomplete capture: records not shown"; fail=1; }
+
+fresh
 printf '{"format": 99, "cpus": [0]}' >"$t/bad/meta.json"
 run 1 dump "$t/bad"
 has "$t/err" "unknown capture format"
-printf '{"format": 1, "cpus": [0, 5]}' >"$t/bad/meta.json"
-run 1 dump "$t/bad"
-has "$t/err" "cannot read $t/bad/cpu5.data"
 printf 'not json' >"$t/bad/meta.json"
 run 1 dump "$t/bad"
 has "$t/err" "not a valid capture description"

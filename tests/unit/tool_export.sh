@@ -159,10 +159,11 @@ segment index=9 dir=seg009 offset=0x3b00 size=1024 break=start lost=0 atleast=0 
 EOF
 diff -u "$t/want" "$t/xs/out/segments" || no "snapshot-mode segments differ"
 
-# No meta.json: the ETM records say it is CoreSight.
+# No meta.json: not a capture.
 rm "$t/xs/meta.json"
-run 0 export --opencsd "$t/x3" "$t/xs"
-diff -u "$t/segments.want" "$t/x3/segments" || no "segments differ without meta.json"
+run 1 export --opencsd "$t/x3" "$t/xs"
+err_has "meta.json: No such file or directory (every capture has one)"
+[ -e "$t/x3" ] && no "export created $t/x3 without meta.json"
 
 # Errors: not CoreSight, missing, no ETM record, no AUX data.
 run 1 export --opencsd "$t/x4" "$t/pt"
@@ -178,26 +179,34 @@ err_has "tracebuf: export: $t/bad: no ETM record: not a CoreSight capture"
 rm -f "$t/bad"/*
 head -c 104 "$t/cs/cpu2.data" >"$t/bad/cpu2.data"	# the ETM record only
 : >"$t/bad/cpu2.aux"
-sed 's/"cpus": \[0, 2\]/"cpus": [2]/' "$t/cs/meta.json" >"$t/bad/meta.json"
+sed -e 's/"cpus": \[0, 2\]/"cpus": [2]/' -e 's/"aux_bytes": 1024, "aux_spans": 1,/"aux_bytes": 0, "aux_spans": 0,/' \
+	-e 's/"records": 2, "records_lost": 0, "data_bytes": 152,/"records": 1, "records_lost": 0, "data_bytes": 104,/' \
+	-e 's/"lost": true/"lost": false/' "$t/cs/meta.json" >"$t/bad/meta.json"
 run 1 export --opencsd "$t/x4" "$t/bad"
 err_has "tracebuf: export: $t/bad: no AUX data: nothing to export"
 [ -e "$t/x4" ] && no "export created $t/x4 with nothing to export"
 sed 's/"cpus": \[0, 2\]/"cpus": [0, 5]/' "$t/cs/meta.json" >"$t/bad/meta.json"
 run 1 export --opencsd "$t/x4" "$t/bad"
-err_has "cannot read $t/bad/cpu0.data: No such file or directory"
+err_has "$t/bad: cpu0.data: No such file or directory"
+err_has "$t/bad: cpu2.data is not in meta.json's \"cpus\""
 
-# A corrupt cpu2.data: what precedes the damage is exported, exit 1.
+# A damaged capture is refused, every problem named, nothing written.
 rm -rf "$t/bad" "$t/x4"
 cp -r "$t/cs" "$t/bad"
 printf 'xxxx' >>"$t/bad/cpu2.data"
 run 1 export --opencsd "$t/x4" "$t/bad"
-err_has "$t/bad/cpu2.data: corrupt at byte offset 152: truncated record"
-diff -u "$t/segments.want" "$t/x4/segments" || no "segments differ with a corrupt tail"
-# A short cpu0.aux: the segments past its end have no directory.
-rm -rf "$t/x4"
+err_has "$t/bad: cpu2.data: a truncated record header at byte offset 152 of 156"
+err_has "$t/bad: the capture does not add up (1 problem above): not exported"
+[ -e "$t/x4" ] && no "export created $t/x4 from a damaged capture"
+cp "$t/cs/cpu2.data" "$t/bad/cpu2.data"
 head -c 12288 "$t/cs/cpu0.aux" >"$t/bad/cpu0.aux"
 run 1 export --opencsd "$t/x4" "$t/bad"
-err_has "$t/bad/cpu0.aux: 12288 bytes, the AUX records describe 15104"
-[ -d "$t/x4/seg001" ] || no "short cpu0.aux: no seg001"
-[ -e "$t/x4/seg002" ] && no "short cpu0.aux: seg002 past its end"
+err_has "$t/bad: cpu0.aux has 12288 bytes, the AUX records of cpu0.data describe 15104"
+[ -e "$t/x4" ] && no "export created $t/x4 from a short cpu0.aux"
+# An interrupted recording: exported, exit 1 with the reason.
+cp "$t/cs/cpu0.aux" "$t/bad/cpu0.aux"
+sed 's/"complete": true/"complete": false/' "$t/cs/meta.json" >"$t/bad/meta.json"
+run 1 export --opencsd "$t/x4" "$t/bad"
+err_has "the capture is incomplete"
+diff -u "$t/segments.want" "$t/x4/segments" || no "segments of an incomplete capture differ"
 exit $fail

@@ -30,7 +30,6 @@
  *
  * CoreSight captures are for OpenCSD: tracebuf export (export.c).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -312,10 +311,9 @@ static bool js_bool(const char *p)
  */
 
 struct meta {
-	char *text;		/* NULL: no meta.json */
+	char *text;		/* meta.json */
 	char backend[32];	/* "" when unknown */
 	bool snapshot;
-	bool complete, have_complete;
 };
 
 /* What meta.json says about one CPU's hardware. */
@@ -1145,19 +1143,14 @@ static int cmp_uint(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * The CPUs of the capture: meta.json's "cpus", or else every cpuN.data or
- * cpuN.aux in the directory. Returns the count, -1 on error.
- */
+/* The CPUs of the capture: meta.json's "cpus". Returns the count, -1 on error. */
 static long capture_cpus(const char *dir, const struct meta *m, unsigned int **out)
 {
 	unsigned int *cpus = NULL;
 	long n = 0, i, j;
-	const char *arr = m->text ? js_get(m->text, "cpus") : NULL;
+	const char *arr = js_get(m->text, "cpus");
 	const char *v;
 	uint64_t x;
-	DIR *d;
-	struct dirent *de;
 
 	if (arr) {
 		for (i = 0; (v = js_idx(arr, (unsigned int)i)); i++) {
@@ -1170,23 +1163,6 @@ static long capture_cpus(const char *dir, const struct meta *m, unsigned int **o
 			cpus = xrealloc(cpus, (size_t)n + 1, sizeof(*cpus));
 			cpus[n++] = (unsigned int)x;
 		}
-	} else {
-		d = opendir(dir);
-		if (!d) {
-			fprintf(stderr, "tracebuf: decode: %s: %s\n", dir, strerror(errno));
-			return -1;
-		}
-		while ((de = readdir(d))) {
-			unsigned int c;
-			char suffix[8];
-
-			if (sscanf(de->d_name, "cpu%u.%7s", &c, suffix) != 2 || c >= MAX_CPUS ||
-			    (strcmp(suffix, "aux") && strcmp(suffix, "data")))
-				continue;
-			cpus = xrealloc(cpus, (size_t)n + 1, sizeof(*cpus));
-			cpus[n++] = c;
-		}
-		closedir(d);
 	}
 	if (n > 1)
 		qsort(cpus, (size_t)n, sizeof(*cpus), cmp_uint);
@@ -1198,8 +1174,8 @@ static long capture_cpus(const char *dir, const struct meta *m, unsigned int **o
 }
 
 /*
- * meta.json, if there is one. Returns false (with a message) when DIR is
- * not a capture directory at all.
+ * meta.json. Returns false (with a message) when DIR is not a capture
+ * directory at all.
  */
 static bool read_meta(const char *dir, const char *cmd, struct meta *m)
 {
@@ -1217,15 +1193,10 @@ static bool read_meta(const char *dir, const char *cmd, struct meta *m)
 	path = path_in(dir, TB_CAPTURE_META);
 	m->text = (char *)read_file(path, &len);
 	if (!m->text) {
-		if (errno != ENOENT) {
-			fprintf(stderr, "tracebuf: %s: %s: %s\n", cmd, path, strerror(errno));
-			free(path);
-			return false;
-		}
-		fprintf(stderr, "tracebuf: %s: warning: %s: no such file; assuming an Intel "
-			"PT capture\n", cmd, path);
+		fprintf(stderr, "tracebuf: %s: %s: %s%s\n", cmd, path, strerror(errno),
+			errno == ENOENT ? " (every capture has one)" : "");
 		free(path);
-		return true;
+		return false;
 	}
 	if (strlen(m->text) != len || !js_skip(m->text, 0) || *js_ws(m->text) != '{') {
 		fprintf(stderr, "tracebuf: %s: %s: not a JSON object\n", cmd, path);
@@ -1245,10 +1216,6 @@ static bool read_meta(const char *dir, const char *cmd, struct meta *m)
 	free(path);
 	js_str(js_get(m->text, "backend"), m->backend, sizeof(m->backend));
 	m->snapshot = js_bool(js_get(m->text, "snapshot"));
-	if (js_get(m->text, "complete")) {
-		m->have_complete = true;
-		m->complete = js_bool(js_get(m->text, "complete"));
-	}
 	return true;
 }
 
@@ -1269,7 +1236,7 @@ int cmd_decode(int argc, char **argv)
 	long ncpus, i, want_cpu = -1;
 	bool bad = false;
 	char *end;
-	int c;
+	int c, problems, incomplete;
 
 	getopt_start();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -1321,9 +1288,13 @@ int cmd_decode(int argc, char **argv)
 		return TB_EXIT_FAIL;
 	}
 	o.snapshot = m.snapshot;
-	if (m.have_complete && !m.complete)
-		fprintf(stderr, "tracebuf: decode: warning: %s: the capture is not complete "
-			"(\"complete\": false)\n", o.dir);
+	problems = tb_capture_check("decode", o.dir, want_cpu, &incomplete);
+	if (problems) {
+		fprintf(stderr, "tracebuf: decode: %s: the capture does not add up (%d "
+			"problem%s above): not decoded\n", o.dir, problems, problems > 1 ? "s" : "");
+		free(m.text);
+		return TB_EXIT_FAIL;
+	}
 
 	ncpus = capture_cpus(o.dir, &m, &nrs);
 	if (ncpus < 0) {
@@ -1397,5 +1368,9 @@ int cmd_decode(int argc, char **argv)
 	free(cpus);
 	free(nrs);
 	free(m.text);
-	return bad || total.errors ? TB_EXIT_FAIL : TB_EXIT_OK;
+	if (incomplete)
+		fprintf(stderr, "tracebuf: decode: %s: the capture is incomplete (\"complete\": "
+			"false, the recording was interrupted): its counts were not checked\n",
+			o.dir);
+	return bad || total.errors || incomplete ? TB_EXIT_FAIL : TB_EXIT_OK;
 }

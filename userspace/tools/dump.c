@@ -100,6 +100,16 @@ static const char *json_skip(const char *p, const char *end, int depth)
 	return p;
 }
 
+int tb_json_object(const char *text, size_t len)
+{
+	const char *end = text + len, *p = json_ws(text, end);
+
+	if (p >= end || *p != '{')
+		return -1;
+	p = json_skip(p, end, 0);
+	return p && json_ws(p, end) == end ? 0 : -1;
+}
+
 int tb_json_member(const char *obj, size_t objlen, const char *key,
 		   const char **val, size_t *vallen)
 {
@@ -579,6 +589,12 @@ static void print_record(struct dcpu *d, const struct tracebuf_record *r, uint64
 			printf(" type=0x%x size=%u", r->hdr.type, r->hdr.size);
 		break;
 	}
+	/*
+	 * Written by another CPU into this CPU's session (a CONFIG record from
+	 * the CPU that called SET_DRV_CONFIG): say whose stream it is in.
+	 */
+	if (!json && r->cpu != d->cpu)
+		printf(" file=cpu%u.data", d->cpu);
 	if (json)
 		putchar('}');
 	putchar('\n');
@@ -755,7 +771,7 @@ int cmd_dump(int argc, char **argv)
 	struct dcpu *d = NULL;
 	const char *dir;
 	unsigned long only = 0;
-	int json = 0, have_only = 0, c, status = TB_EXIT_FAIL;
+	int json = 0, have_only = 0, c, status = TB_EXIT_FAIL, problems, incomplete;
 	unsigned int i, n = 0;
 	uint64_t t0 = UINT64_MAX;
 	char *end;
@@ -791,6 +807,12 @@ int cmd_dump(int argc, char **argv)
 
 	if (read_meta(dir, &m))
 		goto out;
+	problems = tb_capture_check("dump", dir, have_only ? (long)only : -1, &incomplete);
+	if (problems) {
+		fprintf(stderr, "tracebuf: dump: %s: the capture does not add up (%d "
+			"problem%s above): not read\n", dir, problems, problems > 1 ? "s" : "");
+		goto out;
+	}
 	d = calloc(m.nr_cpus ? m.nr_cpus : 1, sizeof(*d));
 	if (!d)
 		goto out;
@@ -859,6 +881,12 @@ int cmd_dump(int argc, char **argv)
 	}
 
 	status = TB_EXIT_OK;
+	if (incomplete) {
+		fprintf(stderr, "tracebuf: dump: %s: the capture is incomplete (\"complete\": "
+			"false, the recording was interrupted): its counts were not checked\n",
+			dir);
+		status = TB_EXIT_FAIL;
+	}
 	for (i = 0; i < n; i++) {
 		if (d[i].bad_why) {
 			fprintf(stderr, "tracebuf: %s: corrupt at byte offset %zu: %s\n",

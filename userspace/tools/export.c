@@ -91,6 +91,7 @@ struct xfile {
 struct export {
 	const char *cap, *out;
 	int snapshot;
+	int incomplete;			/* "complete": false: counts unchecked */
 	struct xfile *files;
 	unsigned int nfiles;
 	struct seg *segs;
@@ -147,8 +148,9 @@ static int cmp_uint(const void *a, const void *b)
 }
 
 /*
- * meta.json (optional) and the CPU files. Returns 0, or -1 after a
- * message when the directory is not a CoreSight capture we can read.
+ * meta.json and the CPU files, once tb_capture_check() found that they
+ * add up. Returns 0, or -1 after a message when the directory is not a
+ * CoreSight capture we can read.
  */
 static int read_capture(struct export *x)
 {
@@ -170,13 +172,19 @@ static int read_capture(struct export *x)
 		fprintf(stderr, "tracebuf: export: %s: %s\n", x->cap, strerror(ENOTDIR));
 		return -1;
 	}
+	ret = tb_capture_check("export", x->cap, -1, &x->incomplete);
+	if (ret) {
+		fprintf(stderr, "tracebuf: export: %s: the capture does not add up (%d "
+			"problem%s above): not exported\n", x->cap, ret, ret > 1 ? "s" : "");
+		return -1;
+	}
 	snprintf(path, sizeof(path), "%s/%s", x->cap, TB_CAPTURE_META);
 	ret = tb_read_file(path, &text, &len);
-	if (ret < 0 && ret != -ENOENT) {
+	if (ret < 0) {
 		fprintf(stderr, "tracebuf: export: cannot read %s: %s\n", path, strerror(-ret));
 		return -1;
 	}
-	if (ret == 0) {
+	{
 		char backend[64] = "";
 		const char *t = (const char *)text;
 
@@ -206,27 +214,6 @@ static int read_capture(struct export *x)
 				cpus[n++] = (unsigned int)u;
 			}
 		}
-	}
-	if (!cpus) {
-		/* No meta.json, or no "cpus": every cpuN.data. */
-		DIR *d = opendir(x->cap);
-		struct dirent *de;
-
-		if (!d) {
-			fprintf(stderr, "tracebuf: export: %s: %s\n", x->cap, strerror(errno));
-			goto fail;
-		}
-		while ((de = readdir(d))) {
-			unsigned int c;
-			int end = 0;
-
-			if (sscanf(de->d_name, "cpu%u.data%n", &c, &end) != 1 ||
-			    de->d_name[end] || c >= MAX_CPUS)
-				continue;
-			cpus = xrealloc(cpus, n + 1, sizeof(*cpus));
-			cpus[n++] = c;
-		}
-		closedir(d);
 	}
 	if (n > 1)
 		qsort(cpus, n, sizeof(*cpus), cmp_uint);
@@ -787,6 +774,12 @@ int cmd_export(int argc, char **argv)
 	} else if (!total) {
 		fprintf(stderr, "tracebuf: export: %s: no AUX data: nothing to export\n", x.cap);
 		fatal = 1;
+	}
+	if (x.incomplete) {
+		fprintf(stderr, "tracebuf: export: %s: the capture is incomplete (\"complete\": "
+			"false, the recording was interrupted): its counts were not checked\n",
+			x.cap);
+		x.bad = 1;
 	}
 	if (!fatal && prepare_out(x.out) == 0) {
 		ndirs = write_out(&x);

@@ -50,6 +50,18 @@ const char *tb_device_path(void);
  */
 void tb_print_caret(const char *config, uint32_t off, uint32_t len);
 
+/* ---- capcheck.c: does a capture add up? ------------------------------- */
+
+/*
+ * Check the capture in dir (docs/capture-format.md, "Checks"): meta.json
+ * against the cpuN files, the files against each other; only the CPU
+ * 'only' when it is >= 0. Every problem is printed on stderr as
+ * "tracebuf: CMD: DIR: ...". Returns the number of problems; *incomplete
+ * is set when meta.json says the recording was interrupted (then only the
+ * files are checked, not the counts).
+ */
+int tb_capture_check(const char *cmd, const char *dir, long only, int *incomplete);
+
 /* ---- dump.c: JSON ------------------------------------------------------- */
 
 /*
@@ -58,6 +70,9 @@ void tb_print_caret(const char *config, uint32_t off, uint32_t len);
  * Latin-1, so the output is ASCII and valid whatever the input).
  */
 void tb_json_str(FILE *f, const char *s, size_t len);
+
+/* 0 when text is one JSON object and nothing else but whitespace. */
+int tb_json_object(const char *text, size_t len);
 
 /*
  * A minimal reader for meta.json. A value is a span of the text: the
