@@ -32,6 +32,7 @@
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -77,6 +78,11 @@ static struct {
 	/* Hotplug callbacks for CPUs of the run; under the hotplug lock. */
 	u32 cpu_offline, cpu_online;
 	wait_queue_head_t done_wq;
+	/*
+	 * Wakes done_wq: a unit ends in a hard hrtimer too, where a wait
+	 * queue's spinlock_t must not be taken (it sleeps on PREEMPT_RT).
+	 */
+	struct irq_work done_work;
 	int hp_state;			/* our dynamic hotplug state */
 } tbp;
 
@@ -120,7 +126,12 @@ static void tbp_unit_done(struct tbp_cpu *pc, int ctx)
 	if (!test_and_clear_bit(ctx, &pc->live))
 		return;
 	if (atomic_dec_and_test(&tbp.active))
-		wake_up_all(&tbp.done_wq);
+		irq_work_queue(&tbp.done_work);
+}
+
+static void tbp_done_work(struct irq_work *w)
+{
+	wake_up_all(&tbp.done_wq);
 }
 
 /*
@@ -479,6 +490,7 @@ static int __init tbp_init(void)
 
 	mutex_init(&tbp.lock);
 	init_waitqueue_head(&tbp.done_wq);
+	init_irq_work(&tbp.done_work, tbp_done_work);
 	if (!zalloc_cpumask_var(&tbp.cpus, GFP_KERNEL))
 		return -ENOMEM;
 	tbp.pc = alloc_percpu(struct tbp_cpu);
@@ -538,6 +550,7 @@ static void __exit tbp_exit(void)
 	unregister_nmi_handler(NMI_LOCAL, "tb_producer");
 #endif
 	cpuhp_remove_state_nocalls(tbp.hp_state);
+	irq_work_sync(&tbp.done_work);	/* queued by the last unit to end */
 	free_percpu(tbp.pc);
 	free_cpumask_var(tbp.cpus);
 }
