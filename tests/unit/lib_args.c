@@ -37,6 +37,23 @@ static void check_open_args(void)
 	tracebuf_close(NULL);
 }
 
+/* A session from TRACEBUF_SESSION_INIT, never opened: close leaves fd 0. */
+static void check_session_init(void)
+{
+	struct tracebuf_session s = TRACEBUF_SESSION_INIT;
+
+	/* fd 0 must exist, or closing it by mistake would go unseen. */
+	if (fcntl(0, F_GETFD) < 0)
+		CHECK_EQ(open("/dev/null", O_RDONLY), 0);
+	CHECK_EQ(s.fd, -1);
+	CHECK(s.ctl == NULL && s.aux == NULL && s.map_len == 0 && s.flags == 0);
+	tracebuf_unmap(&s);
+	tracebuf_close(&s);
+	tracebuf_close(&s);
+	CHECK(fcntl(0, F_GETFD) >= 0);
+	CHECK_EQ(s.fd, -1);
+}
+
 static void check_open_missing(void)
 {
 	struct tracebuf_session s;
@@ -401,6 +418,7 @@ static void check_names(void)
 int main(void)
 {
 	check_open_args();
+	check_session_init();
 	check_open_missing();
 	check_open_flags(0);
 	check_open_flags(TRACEBUF_OPEN_NONBLOCK);

@@ -56,6 +56,13 @@ struct tracebuf_session {
 	uint32_t setup_cpu;
 };
 
+/*
+ * A session that is not open: tracebuf_close() and tracebuf_unmap() do
+ * nothing on it. Use it for a session that may be closed before (or
+ * without) tracebuf_open(); a zeroed one would have fd 0 (stdin).
+ */
+#define TRACEBUF_SESSION_INIT	{ .fd = -1 }
+
 /* tracebuf_open() flags */
 #define TRACEBUF_OPEN_NONBLOCK	(1U << 0)	/* open with O_NONBLOCK */
 
