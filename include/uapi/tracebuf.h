@@ -624,11 +624,16 @@ enum tracebuf_lost_reason {
 /* struct tracebuf_rec_lost.flags */
 #define TRACEBUF_LOST_F_AT_LEAST (1U << 0)	/* count is a lower bound: more may be missing */
 
-/* A span of the AUX ring the hardware wrote (the AUX issue). */
+/*
+ * A span of the AUX ring the hardware wrote. aux_offset is a free-running
+ * position, like aux_head and aux_tail, not an offset into the mapping:
+ * the span's bytes start at aux_offset & (aux_size of the area - 1) of
+ * the AUX mapping and may wrap around its end.
+ */
 struct tracebuf_rec_aux {
 	struct tracebuf_record r;
-	__u64	aux_offset;
-	__u64	aux_size;
+	__u64	aux_offset;		/* free-running position of the first byte */
+	__u64	aux_size;		/* bytes in the span */
 	__u64	flags;			/* TRACEBUF_AUX_F_* */
 };
 
