@@ -54,6 +54,53 @@ static void check_session_init(void)
 	CHECK_EQ(s.fd, -1);
 }
 
+/* The typed views: the right type and a size that holds the struct, or NULL. */
+static void check_typed_views(void)
+{
+	union {
+		struct tracebuf_record r;
+		struct tracebuf_rec_aux aux;
+		struct tracebuf_rec_config cfg;
+		unsigned char b[256];
+	} u;
+
+	memset(&u, 0, sizeof(u));
+	CHECK(tracebuf_as_aux(NULL) == NULL && tracebuf_as_user(NULL) == NULL);
+	u.r.hdr.type = TRACEBUF_REC_AUX;
+	u.r.hdr.size = sizeof(struct tracebuf_rec_aux);
+	CHECK(tracebuf_as_aux(&u.r) == &u.aux);
+	CHECK(tracebuf_as_lost(&u.r) == NULL && tracebuf_as_config(&u.r) == NULL);
+	CHECK(tracebuf_as_etm(&u.r) == NULL && tracebuf_as_itrace_start(&u.r) == NULL);
+	u.r.hdr.size = sizeof(struct tracebuf_rec_aux) - 8;	/* too short */
+	CHECK(tracebuf_as_aux(&u.r) == NULL);
+
+	u.r.hdr.type = TRACEBUF_REC_CONFIG;
+	u.r.hdr.size = sizeof(struct tracebuf_rec_config) + 16;
+	u.cfg.len = 16;
+	CHECK(tracebuf_as_config(&u.r) == &u.cfg);
+	u.cfg.len = 17;			/* text past the record */
+	CHECK(tracebuf_as_config(&u.r) == NULL);
+	u.cfg.len = 0xffffffffu;
+	CHECK(tracebuf_as_config(&u.r) == NULL);
+
+	u.r.hdr.type = TRACEBUF_REC_USER;
+	u.r.hdr.size = sizeof(struct tracebuf_rec_user) + 8;
+	((struct tracebuf_rec_user *)(void *)&u)->len = 8;
+	CHECK(tracebuf_as_user(&u.r) != NULL);
+	((struct tracebuf_rec_user *)(void *)&u)->len = 9;
+	CHECK(tracebuf_as_user(&u.r) == NULL);
+
+	u.r.hdr.type = TRACEBUF_REC_LOST;
+	u.r.hdr.size = sizeof(struct tracebuf_rec_lost);
+	CHECK(tracebuf_as_lost(&u.r) != NULL);
+	u.r.hdr.type = TRACEBUF_REC_ETM;
+	u.r.hdr.size = sizeof(struct tracebuf_rec_etm);
+	CHECK(tracebuf_as_etm(&u.r) != NULL);
+	u.r.hdr.type = TRACEBUF_REC_ITRACE_START;
+	u.r.hdr.size = sizeof(struct tracebuf_rec_itrace_start);
+	CHECK(tracebuf_as_itrace_start(&u.r) != NULL);
+}
+
 static void check_open_missing(void)
 {
 	struct tracebuf_session s;
@@ -419,6 +466,7 @@ int main(void)
 {
 	check_open_args();
 	check_session_init();
+	check_typed_views();
 	check_open_missing();
 	check_open_flags(0);
 	check_open_flags(TRACEBUF_OPEN_NONBLOCK);

@@ -248,6 +248,51 @@ static inline void tracebuf_aux_release(struct tracebuf_session *s, uint64_t pos
 		tracebuf_smp_store_release(&s->ctl->aux_tail, pos);
 }
 
+/*
+ * Typed views of a record (tracebuf_as_aux(3)): the record as its type's
+ * struct, or NULL when r is NULL, of another type, or too short for that
+ * struct; CONFIG and USER also when their text or data does not fit.
+ */
+#define TRACEBUF_AS_(rec, rtype, st) \
+	((rec) && (rec)->hdr.type == (rtype) && (rec)->hdr.size >= sizeof(st) ? \
+	 (const st *)(const void *)(rec) : (const st *)0)
+
+static inline const struct tracebuf_rec_aux *tracebuf_as_aux(const struct tracebuf_record *r)
+{
+	return TRACEBUF_AS_(r, TRACEBUF_REC_AUX, struct tracebuf_rec_aux);
+}
+
+static inline const struct tracebuf_rec_lost *tracebuf_as_lost(const struct tracebuf_record *r)
+{
+	return TRACEBUF_AS_(r, TRACEBUF_REC_LOST, struct tracebuf_rec_lost);
+}
+
+static inline const struct tracebuf_rec_itrace_start *tracebuf_as_itrace_start(const struct tracebuf_record *r)
+{
+	return TRACEBUF_AS_(r, TRACEBUF_REC_ITRACE_START, struct tracebuf_rec_itrace_start);
+}
+
+static inline const struct tracebuf_rec_etm *tracebuf_as_etm(const struct tracebuf_record *r)
+{
+	return TRACEBUF_AS_(r, TRACEBUF_REC_ETM, struct tracebuf_rec_etm);
+}
+
+static inline const struct tracebuf_rec_config *tracebuf_as_config(const struct tracebuf_record *r)
+{
+	const struct tracebuf_rec_config *c =
+		TRACEBUF_AS_(r, TRACEBUF_REC_CONFIG, struct tracebuf_rec_config);
+
+	return c && c->len <= c->r.hdr.size - sizeof(*c) ? c : (const struct tracebuf_rec_config *)0;
+}
+
+static inline const struct tracebuf_rec_user *tracebuf_as_user(const struct tracebuf_record *r)
+{
+	const struct tracebuf_rec_user *u =
+		TRACEBUF_AS_(r, TRACEBUF_REC_USER, struct tracebuf_rec_user);
+
+	return u && u->len <= u->r.hdr.size - sizeof(*u) ? u : (const struct tracebuf_rec_user *)0;
+}
+
 #ifdef __cplusplus
 }
 #endif
