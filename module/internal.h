@@ -155,6 +155,8 @@ long tb_ioctl_enable(struct tb_session *s);
 long tb_ioctl_disable(struct tb_session *s);
 long tb_ioctl_snapshot(struct tb_session *s);
 void tb_trace_disable(struct tb_session *s);
+void tb_trace_going_down(void);
+void tb_trace_shutdown(struct tb_session *s);
 void tb_trace_error(struct tb_session *s, unsigned int cpu);
 void tb_trace_cpu_offline(struct tb_session *s, unsigned int cpu);
 void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu);

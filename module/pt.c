@@ -630,7 +630,7 @@ static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_session *s)
  * and sets *flags; -EIO in *err when the position is not ours.
  */
 static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
-		      struct tb_pt_buf *buf, bool pmi, u64 *flags, int *err)
+		      struct tb_pt_buf *buf, u64 *flags, int *err)
 {
 	struct tb_topa *t = &buf->topa;
 	u64 base, mask, status, off, delta, free;
@@ -658,11 +658,14 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 		u64 left = reg->offset + reg->size - off;
 
 		/*
-		 * Single-entry ToPA raises its PMI up to 512 bytes early:
-		 * pad the rest of the region (PAD packets are zero bytes)
-		 * and move to the next region.
+		 * Single-entry ToPA raises its PMI up to 512 bytes early,
+		 * once: pad the rest of the region (PAD packets are zero
+		 * bytes) and move to the next region. On every halt, not
+		 * only the PMI's: a restart inside the margin would get no
+		 * second PMI and run into the region's STOP (perf pads from
+		 * pt_handle_status() on its stop path too).
 		 */
-		if (pmi && !(status & TB_RTIT_STATUS_STOPPED) && off != reg->offset &&
+		if (!(status & TB_RTIT_STATUS_STOPPED) && off != reg->offset &&
 		    left <= TB_TOPA_PMI_MARGIN) {
 			struct page *pg = aux->pages[off >> PAGE_SHIFT];
 
@@ -756,7 +759,7 @@ static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
 		}
 		if (!pmi && off == (tb_aux_head(aux) & aux->mask))
 			return;		/* nothing new */
-		head = tb_pt_halt(pc, aux, buf, pmi, &flags, &err);
+		head = tb_pt_halt(pc, aux, buf, &flags, &err);
 		tb_aux_publish(aux, head, flags);
 		if (err) {
 			tb_pt_fail(s, pc, cpu, "output error");
@@ -833,7 +836,7 @@ static void tb_pt_stop(struct tb_session *s, unsigned int cpu)
 			tb_pt_collision(s, pc, cpu);
 			return;
 		}
-		head = tb_pt_halt(pc, aux, aux->priv, false, &flags, &err);
+		head = tb_pt_halt(pc, aux, aux->priv, &flags, &err);
 		tb_aux_publish(aux, head, flags);
 	} else if (!pc->held &&
 		   (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) || (ctl & TB_RTIT_CTL_TRACEEN))) {

@@ -16,6 +16,7 @@
 #include <linux/file.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/reboot.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -318,6 +319,39 @@ static int tb_cpu_online(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * Restart, halt, power-off and kexec. kernel_restart_prepare() and
+ * kernel_shutdown_prepare() (kernel/reboot.c; kernel_kexec() in
+ * kernel/kexec_core.c calls the former) run the reboot notifiers in process
+ * context with every CPU online, before device_shutdown() and before the
+ * other CPUs are stopped. A unit still tracing after that would write into
+ * memory that the firmware or the next kernel owns. So every session stops
+ * here, publishing what was written, and nothing starts again (ENABLE is
+ * -ESHUTDOWN). perf does the same for its events from perf_reboot()
+ * (kernel/events/core.c). Paths that skip the notifiers (emergency_restart(),
+ * a crash kexec) are not covered, as they are not for perf.
+ */
+static int tb_reboot(struct notifier_block *nb, unsigned long action, void *data)
+{
+	struct tb_session *s;
+
+	tb_trace_going_down();
+	cpus_read_lock();	/* the stop IPIs reach every online CPU */
+	mutex_lock(&tb_sessions_lock);	/* no session leaves the list */
+	list_for_each_entry(s, &tb_sessions, list)
+		if (s->backend)
+			tb_trace_shutdown(s);
+	mutex_unlock(&tb_sessions_lock);
+	cpus_read_unlock();
+	return NOTIFY_DONE;
+}
+
+/* Before the default priority: ahead of notifiers that check the hardware. */
+static struct notifier_block tb_reboot_nb = {
+	.notifier_call	= tb_reboot,
+	.priority	= 1,
+};
+
 int tb_sessions_init(void)
 {
 	int ret;
@@ -327,11 +361,15 @@ int tb_sessions_init(void)
 	if (ret < 0)
 		return ret;
 	tb_cpuhp_state = ret;
-	return 0;
+	ret = register_reboot_notifier(&tb_reboot_nb);
+	if (ret)
+		cpuhp_remove_state_nocalls(tb_cpuhp_state);
+	return ret;
 }
 
 void tb_sessions_exit(void)
 {
+	unregister_reboot_notifier(&tb_reboot_nb);
 	cpuhp_remove_state_nocalls(tb_cpuhp_state);
 }
 

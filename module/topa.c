@@ -251,8 +251,19 @@ int tb_topa_offset(const struct tb_topa *t, u64 base, u64 mask, u64 *off)
 		return -EINVAL;
 
 	n = tb_topa_table_regions(t, k, &first);
+	if (index == n && !out) {
+		/*
+		 * On the END entry, not yet followed (the SDM does not say
+		 * when it is read; perf's pt_update_head() counts it as the
+		 * end of the table): the next table's first region. In the
+		 * single-entry layout END links back to this table, but its
+		 * region carries STOP, so the hardware never gets there.
+		 */
+		*off = first + n < t->nr_regions ? t->regions[first + n].offset : 0;
+		return 0;
+	}
 	if (index >= n)
-		return -EINVAL;	/* the END entry, or past it */
+		return -EINVAL;	/* past the END entry */
 
 	reg = &t->regions[first + index];
 	if (out > reg->size)

@@ -87,8 +87,9 @@ void tb_topa_pos(const struct tb_topa *t, u64 off, u64 *base, u64 *mask);
 
 /*
  * OUTPUT_BASE and OUTPUT_MASK_PTRS as read back -> AUX offset. An offset
- * equal to the region size (a full region the hardware has not yet left)
- * maps to the next region's start. Returns 0, or -EINVAL if base is not
+ * equal to the region size (a full region the hardware has not yet left),
+ * or offset 0 on a table's END entry (not yet followed), maps to the next
+ * region's start. Returns 0, or -EINVAL if base is not
  * one of our tables or the entry/offset is out of range.
  */
 int tb_topa_offset(const struct tb_topa *t, u64 base, u64 mask, u64 *off);

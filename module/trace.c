@@ -43,6 +43,14 @@ static unsigned int tb_drain_ms = 10;
 module_param_named(drain_ms, tb_drain_ms, uint, 0644);
 MODULE_PARM_DESC(drain_ms, "AUX drain period in milliseconds (1-1000)");
 
+/*
+ * Set once by the reboot notifier (session.c): from then on nothing starts.
+ * Read under s->trace_lock in tb_trace_start_here(); the notifier stores it
+ * before its first stop IPI, so a start that takes a session's trace_lock
+ * after that IPI's stop released it sees it.
+ */
+static bool tb_going_down;
+
 static ktime_t tb_drain_period(void)
 {
 	return ms_to_ktime(clamp_t(unsigned int, READ_ONCE(tb_drain_ms), 1, 1000));
@@ -78,6 +86,8 @@ static int tb_trace_start_here(struct tb_session *s, unsigned int cpu)
 	if (!s->tr_enabled || s->tr_error || !s->aux ||
 	    cpumask_test_cpu(cpu, s->tr_active))
 		return 0;
+	if (READ_ONCE(tb_going_down))
+		return -ESHUTDOWN;
 	ret = s->backend->start(s, cpu);
 	if (ret)
 		return ret;
@@ -214,6 +224,10 @@ long tb_ioctl_enable(struct tb_session *s)
 		ret = -ENXIO;
 		goto out;
 	}
+	if (READ_ONCE(tb_going_down)) {
+		ret = -ESHUTDOWN;	/* the machine is going down */
+		goto out;
+	}
 	ret = tb_perm_trace(s);
 	if (ret)
 		goto out;
@@ -242,6 +256,39 @@ out:
 	mutex_unlock(&s->lock);
 	cpus_read_unlock();
 	return ret;
+}
+
+/* The reboot notifier: nothing starts from now on (see tb_going_down). */
+void tb_trace_going_down(void)
+{
+	WRITE_ONCE(tb_going_down, true);
+	smp_mb();	/* the flag before the stop IPIs' trace_lock rounds */
+}
+
+/*
+ * Reboot, halt, power-off or kexec (the notifier in session.c): stop every
+ * CPU of the session and publish, without s->lock (the notifier holds
+ * tb_sessions_lock, which nests inside it). The caller holds
+ * cpus_read_lock(), so every online CPU gets its IPI; an offline one was
+ * stopped by its teardown callback, and neither ENABLE, a restart nor the
+ * startup callback can start a CPU after tb_trace_going_down(). A DISABLE
+ * or AUX munmap running at the same time stops the same CPUs: stopping
+ * is idempotent under trace_lock, and a CPU whose AUX area is going away
+ * was stopped (tr_active cleared) before the area is freed.
+ */
+void tb_trace_shutdown(struct tb_session *s)
+{
+	struct tb_trace_call c = { .s = s };
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	s->tr_enabled = false;
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	tb_trace_on_cpus(s->cpus, tb_trace_stop_ipi, &c, NULL);
+	/* A timer callback still running finds tr_enabled clear. */
+	hrtimer_cancel(&s->drain_timer);
+	if (s->ring)
+		tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_ENABLED);
 }
 
 long tb_ioctl_disable(struct tb_session *s)

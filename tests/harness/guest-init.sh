@@ -12,7 +12,15 @@
 #   TB-BOOT <uname -r>
 #   TB-RESULT <test> pass|fail|skip <rc> <seconds>
 #   TB-KMEMLEAK <count>          (only when kmemleak found something)
+#   TB-FINAL <test>              (a final test follows TB-DONE)
 #   TB-DONE <failures>
+#
+# A final test (plan argument @final, at most one) runs last, after
+# TB-DONE, and ends the guest itself through the kernel's own shutdown
+# path (reboot(2)), so its verdict cannot travel on the result channel:
+# it prints "TB-ARMED <test>" and "TB-EXPECT <test> <text>" lines on the
+# console, and the host judges it there (run-guest.sh). If it returns,
+# it failed, and the guest powers off as usual.
 #
 # Test artifacts travel on a channel of their own (ttyS2 on x86_64, hvc1
 # on arm64): after the
@@ -67,8 +75,10 @@ echo "TB-BOOT $(uname -r)" >&3
 [ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
 
 failures=0
+final=
 while read -r name timeout args; do
 	case "$name" in ''|'#'*) continue ;; esac
+	case " $args " in *" @final "*) final="$name $timeout"; continue ;; esac
 	echo "=== tracebuf test $name"
 	start=$(date +%s)
 	# shellcheck disable=SC2086
@@ -132,7 +142,17 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	fi
 fi
 
+[ -n "$final" ] && echo "TB-FINAL ${final%% *}" >&3
 echo "TB-DONE $failures" >&3
+if [ -n "$final" ]; then
+	echo "=== tracebuf test ${final%% *} (final)"
+	sync
+	timeout "${final#* }" "/tests/${final%% *}" </dev/null 2>&1
+	rc=$?
+	echo "=== tracebuf test ${final%% *}: returned (rc $rc): fail"
+	echo "TB-RESULT ${final%% *} fail $rc 0" >&3
+	failures=$((failures + 1))
+fi
 exec 3>&-
 sync
 [ $failures -gt 100 ] && failures=100

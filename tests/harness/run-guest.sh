@@ -9,7 +9,11 @@
 # line per result, "PASS <id>/<test>" or "FAIL <id>/<test>", and one for the
 # run itself ("<id>/guest-clean": the guest finished, reported, powered off,
 # and its console holds no WARNING/BUG/Oops/KASAN/UBSAN/lockdep/kmemleak,
-# no NMI that no handler claimed, and no flood: see flood_check).
+# no NMI that no handler claimed, no emulator VIOLATION, and no flood: see
+# flood_check). A final test (plan argument @final: guest-init.sh) is
+# judged from the console: it passes when it printed "TB-ARMED <test>",
+# then every "TB-EXPECT <test> <text>" text appeared on a later line, then
+# the kernel's "reboot: Power down".
 #
 # A channel of its own (x86_64: a third serial port, ttyS2 in the guest;
 # arm64: a second virtio console, hvc1; OUTDIR/artifacts.log on the host)
@@ -301,16 +305,41 @@ flood=$(flood_check "$con") && classes+=(flood)
 grep -q '^TB-KMEMLEAK' "$out/result.txt" && classes+=(leak)
 # QEMU's exit code is (guest status << 1) | 1 when the guest powered off
 # itself; the guest's failures are already in the result lines.
+# An emulator's rule broken where no test can read its counters (at
+# shutdown, for instance).
+grep -q 'VIOLATION' "$con" && classes+=(violation)
+# A final test (guest-init.sh) ends the guest through the kernel's power-off
+# path: QEMU then exits with 0, as it does when the guest panics. It is told
+# apart by the kernel's "reboot: Power down" after the test armed itself.
+final=$(sed -n 's/^TB-FINAL \([A-Za-z0-9_-]*\).*/\1/p' "$out/result.txt" | tail -n1)
+final_ok() { # name: ARMED, then every EXPECT text on a later line, then power-down
+	awk -v n="$1" '
+		index($0, "TB-ARMED " n " ") { armed = 1; next }
+		!armed { next }
+		index($0, "TB-EXPECT " n " ") {
+			t = substr($0, index($0, "TB-EXPECT " n " ") + length("TB-EXPECT " n " "))
+			want[++nw] = t; next
+		}
+		{ for (i = 1; i <= nw; i++) if (!met[i] && index($0, want[i])) met[i] = 1 }
+		/reboot: Power down/ { down = 1 }
+		END {
+			if (!armed || !down) exit 1
+			for (i = 1; i <= nw; i++) if (!met[i]) exit 1
+			exit 0
+		}' "$con"
+}
+powered_down=0
+[ -n "$final" ] && grep -q 'reboot: Power down' "$con" && powered_down=1
 case $qrc in
 124 | 137) classes+=(hang) ;;
-0) classes+=(died) ;;	# panicked or powered off without reporting
+0) [ $powered_down = 1 ] || classes+=(died) ;;	# panicked, or powered off without reporting
 *) [ $((qrc & 1)) = 1 ] || classes+=("exit$qrc") ;;
 esac
 grep -q '^TB-DONE' "$out/result.txt" || classes+=(incomplete)
 echo "${classes[*]:-}" >"$out/classes"
 
 excerpt() {
-	local pat='WARNING:|BUG:|Oops|KASAN|UBSAN|Kernel panic|locking|sleeping function|lockup|LOCKUP|stall|NMI received'
+	local pat='WARNING:|BUG:|Oops|KASAN|UBSAN|Kernel panic|locking|sleeping function|lockup|LOCKUP|stall|NMI received|VIOLATION'
 	echo "----- $id: console excerpt ($out/console.txt) -----"
 	[ -z "${flood:-}" ] || echo "console flood: $flood"
 	if grep -Eqn "$pat" "$con"; then
@@ -339,6 +368,15 @@ fi
 # Normal run: one line per planned test, then the run's own verdict.
 while read -r name _; do
 	line=$(grep "^TB-RESULT $name " "$out/result.txt" | tail -n1)
+	if [ -z "$line" ] && [ "$name" = "$final" ]; then
+		if final_ok "$name"; then
+			echo "PASS $id/$name (final: shut down clean)"
+		else
+			echo "FAIL $id/$name (final: no clean shutdown on the console)"
+			sed -n "/^=== tracebuf test $name (final)\$/,\$p" "$con" | tail -n 30
+		fi
+		continue
+	fi
 	verdict=$(echo "$line" | awk '{print $3}')
 	case "$verdict" in
 	pass) echo "PASS $id/$name ($(echo "$line" | awk '{print $5}')s)" ;;

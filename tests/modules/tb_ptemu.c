@@ -31,9 +31,12 @@
  *  - A region filled with STOP: STATUS.Stopped is set and MASK_PTRS keeps
  *    that entry with output offset = region size (what perf's
  *    pt_handle_status expects). A filled region without STOP is left at
- *    once: MASK_PTRS points at offset 0 of the next region, END entries
- *    already followed (OUTPUT_BASE updated). If software re-enables with
- *    the offset at the end of a STOP region, the output stops again
+ *    once: MASK_PTRS points at offset 0 of the next entry. If that entry
+ *    is an END, it is followed only when the next byte is written, so
+ *    software may read MASK_PTRS on the END entry (perf's pt_update_head
+ *    handles it; the SDM does not say when END is read: the stricter
+ *    reading). If software re-enables with the offset at the end of a
+ *    STOP region and Stopped still set, the output stops again
  *    without writing.
  *  - While Stopped or Error is set nothing is written, including after a
  *    re-enable that did not clear them; the program keeps running and
@@ -44,8 +47,9 @@
  *    span pages: it ends at its END entry, as in the SDM), a reserved
  *    bit in an entry, a region not aligned to its size or not in RAM
  *    (first and last page checked with pfn_valid()), an output offset
- *    above the region size, more than PTEMU_MAX_END_HOPS END links in a
- *    row; single-entry ToPA (topa_multi=0): a table other than [region,
+ *    at or above the region size with Stopped clear, STOP or INT on an
+ *    END entry, END in entry 0 (SDM vol. 3C, "ToPA Errors" 3, 4a, 4b),
+ *    more than PTEMU_MAX_END_HOPS END links in a row; single-entry ToPA (topa_multi=0): a table other than [region,
  *    END->same table]; single range: size not a power of two, base not
  *    aligned to it, offset beyond it, not in RAM. Checked when TraceEn
  *    goes 0->1 and at every write. TraceEn stays 1.
@@ -55,7 +59,9 @@
  *  - Single-entry quirk: the PMI of an INT region fires once, when the
  *    output offset gets within TB_TOPA_PMI_MARGIN bytes of its end; it may
  *    fire again only after the region wrapped or software moved the
- *    output position (OUTPUT_BASE or MASK_PTRS written with a new value).
+ *    output position back before the point where it fired (OUTPUT_BASE
+ *    or MASK_PTRS written): a restart inside the margin gets no second
+ *    PMI (the stricter reading), and the region fills up to its STOP.
  *  - STATUS: FilterEn/ContextEn/TriggerEn are computed on read (TraceEn
  *    and neither Stopped nor Error; ContextEn/FilterEn also need OS or
  *    USR; no IP or CR3 filtering is evaluated); writes to them are
@@ -118,6 +124,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/reboot.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
@@ -230,6 +237,7 @@ struct ptemu_cpu {
 	bool need_start;		/* ptgen_start not yet emitted */
 	bool pmi_pending;		/* an INT region filled: send a PMI */
 	bool early_fired;		/* single-entry: early PMI of this fill */
+	u64 early_off;			/* output offset it fired at */
 	bool busy;			/* the tick is generating */
 	bool out_foreign;		/* output goes to the foreign buffer */
 	bool offline;			/* going or gone: no tick (own CPU, IRQs off) */
@@ -381,7 +389,7 @@ static void ptemu_set_pos(struct ptemu_cpu *pc, u64 idx, u64 off)
 static bool ptemu_topa_cur(struct ptemu_cpu *pc, u64 *entry)
 {
 	unsigned int hops, idx;
-	u64 *tbl, e, size;
+	u64 *tbl, e, size, off;
 
 	for (hops = 0; hops <= PTEMU_MAX_END_HOPS; hops++) {
 		/* Tables: 4 KiB aligned, as long as it takes to reach END. */
@@ -400,7 +408,9 @@ static bool ptemu_topa_cur(struct ptemu_cpu *pc, u64 *entry)
 		if (e & ptemu.topa_rsvd)
 			break;
 		if (e & TB_TOPA_END) {
-			if (!topa_multi && (e & TB_TOPA_BASE) != pc->base)
+			/* SDM vol. 3C, "ToPA Errors" 4a, 4b: STOP or INT on END, END in entry 0. */
+			if (!idx || (e & (TB_TOPA_INT | TB_TOPA_STOP)) ||
+			    (!topa_multi && (e & TB_TOPA_BASE) != pc->base))
 				break;
 			pc->base = e & TB_TOPA_BASE;
 			ptemu_set_pos(pc, 0, 0);
@@ -412,9 +422,15 @@ static bool ptemu_topa_cur(struct ptemu_cpu *pc, u64 *entry)
 			    (pc->base | TB_TOPA_END)))
 			break;
 		size = ptemu_region_size(e);
+		/*
+		 * SDM vol. 3C, "ToPA Errors" 3: an output offset at or above
+		 * the region size is an error unless Stopped is set (a STOP
+		 * region filled leaves it equal to the size).
+		 */
+		off = pc->mask >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT;
 		if ((e & TB_TOPA_BASE & (size - 1)) ||
-		    !ptemu_phys_ok(e & TB_TOPA_BASE, size) ||
-		    (pc->mask >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT) > size)
+		    !ptemu_phys_ok(e & TB_TOPA_BASE, size) || off > size ||
+		    (off == size && !(pc->status & TB_RTIT_STATUS_STOPPED)))
 			break;
 		*entry = e;
 		return true;
@@ -423,14 +439,18 @@ static bool ptemu_topa_cur(struct ptemu_cpu *pc, u64 *entry)
 	return false;
 }
 
-/* Leave a filled region for the next entry. */
+/*
+ * Leave a filled region for the next entry. An END entry is followed only
+ * when the next byte is written (ptemu_topa_cur): until then MASK_PTRS
+ * points at the END entry itself, offset 0. The SDM (vol. 3C, "Table of
+ * Physical Addresses (ToPA)") does not say when the END is read; perf's
+ * pt_update_head() (arch/x86/events/intel/pt.c) accepts a table offset on
+ * the END entry, so silicon may leave it there: the stricter reading.
+ */
 static void ptemu_topa_next(struct ptemu_cpu *pc)
 {
-	u64 e;
-
 	ptemu_set_pos(pc, ptemu_topa_idx(pc) + 1, 0);
 	pc->early_fired = false;
-	ptemu_topa_cur(pc, &e);		/* follow END now; errors now */
 }
 
 static unsigned int ptemu_topa_out(struct ptemu_cpu *pc, const u8 *src,
@@ -461,6 +481,7 @@ static unsigned int ptemu_topa_out(struct ptemu_cpu *pc, const u8 *src,
 		if (!topa_multi && (e & TB_TOPA_INT) && !pc->early_fired &&
 		    off + TB_TOPA_PMI_MARGIN >= size) {
 			pc->early_fired = true;
+			pc->early_off = off;
 			pc->pmi_pending = true;
 		}
 		if (off < size)
@@ -920,14 +941,22 @@ static int __ptemu_wrmsr(struct ptemu_cpu *pc, u32 msr, u64 val)
 		    (val >> boot_cpu_data.x86_phys_bits))
 			return -EIO;
 		if (val != pc->base)
-			pc->early_fired = false;
+			pc->early_fired = false;	/* another table, another fill */
 		pc->base = val;
 		return 0;
 	case TB_MSR_RTIT_OUTPUT_MASK:
 		if (on || (!topa && !single_range))
 			return -EIO;
 		val |= TB_RTIT_MASK_LOWBITS;
-		if (val != pc->mask)
+		/*
+		 * Single-entry early PMI: fired once per crossing of the margin.
+		 * Moving back before the point where it fired, or to another
+		 * entry, re-arms it; a restart at or past that point, still
+		 * inside the margin, does not (the stricter reading: the SDM
+		 * only says the PMI may come up to 512 bytes early).
+		 */
+		if (FIELD_GET(TB_RTIT_MASK_TABLE_OFF, val) != ptemu_topa_idx(pc) ||
+		    (val >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT) < pc->early_off)
 			pc->early_fired = false;
 		pc->mask = val;
 		return 0;
@@ -1553,6 +1582,47 @@ static void ptemu_debugfs_init(void)
 	}
 }
 
+/*
+ * Restart, halt, power-off and kexec: the reboot notifiers run with every
+ * CPU online before device_shutdown() and before the other CPUs are
+ * stopped (kernel/reboot.c kernel_restart_prepare(),
+ * kernel_shutdown_prepare(); kernel/kexec_core.c kernel_kexec()). After
+ * that, a CPU whose TraceEn is set keeps writing into pages the firmware
+ * or the next kernel owns. This one runs last (INT_MIN, like perf's
+ * perf_reboot() in kernel/events/core.c, which stops perf's own events),
+ * so every other notifier, tracebuf's included, has run. A CPU still
+ * tracing for anyone but the modelled perf or foreign owner is a
+ * violation; the verdict goes to the console, the only witness left
+ * (the harness reads it: tests/guest/pt_shutdown.c).
+ */
+static int ptemu_reboot(struct notifier_block *nb, unsigned long action, void *data)
+{
+	unsigned int cpu, n = 0, bad = 0;
+
+	for_each_online_cpu(cpu) {
+		struct ptemu_cpu *pc = per_cpu_ptr(ptemu.pc, cpu);
+
+		n++;
+		/* Racy reads of another CPU's state: the verdict is advisory. */
+		if ((READ_ONCE(pc->ctl) & TB_RTIT_CTL_TRACEEN) &&
+		    !READ_ONCE(pc->foreign) && !READ_ONCE(pc->perf.active)) {
+			bad++;
+			pr_warn("tb_ptemu: shutdown: VIOLATION: cpu%u still traces (CTL %#llx, OUTPUT_BASE %#llx)\n",
+				cpu, READ_ONCE(pc->ctl), READ_ONCE(pc->base));
+		}
+	}
+	if (bad)
+		pr_warn("tb_ptemu: shutdown: %u of %u CPUs still tracing\n", bad, n);
+	else
+		pr_warn("tb_ptemu: shutdown: clean, %u CPUs checked\n", n);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ptemu_reboot_nb = {
+	.notifier_call	= ptemu_reboot,
+	.priority	= INT_MIN,
+};
+
 static void ptemu_free(void)
 {
 	unsigned int cpu;
@@ -1597,6 +1667,7 @@ static int __init ptemu_init(void)
 	ret = tracebuf_pt_emulator_register(&ptemu_hw);
 	if (ret)
 		goto err_hp;
+	register_reboot_notifier(&ptemu_reboot_nb);
 	return 0;
 
 err_hp:
@@ -1611,6 +1682,7 @@ static void __exit ptemu_exit(void)
 {
 	unsigned int cpu;
 
+	unregister_reboot_notifier(&ptemu_reboot_nb);
 	debugfs_remove_recursive(ptemu.dir);	/* no more steal/foreign */
 	tracebuf_pt_emulator_unregister(&ptemu_hw);
 	cpus_read_lock();

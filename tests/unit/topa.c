@@ -365,8 +365,22 @@ static void check_bad_positions(const struct tb_topa *t)
 		while (n < TB_TOPA_ENTRIES && !(t->tables[k].ent[n] & TB_TOPA_END))
 			n++;
 		CHECK(n < TB_TOPA_ENTRIES);
-		/* the END entry, past it, the largest index */
-		CHECK_EQ(tb_topa_offset(t, base, make_mask(n, 0), &off), -EINVAL);
+		/*
+		 * On the END entry, offset 0 (not yet followed): the region
+		 * after this table's last, as perf's pt_update_head() counts
+		 * it; any other offset there, past it, the largest index: bad.
+		 */
+		{
+			unsigned int next = (t->single ? k : k * (TB_TOPA_ENTRIES - 1)) + n;
+			u64 want = next < t->nr_regions ? t->regions[next].offset : 0;
+			u64 got = 7;
+
+			CHECK_EQ(tb_topa_offset(t, base, make_mask(n, 0), &got), 0);
+			CHECK_EQ(got, want);
+			CHECK_EQ(got, (t->regions[next - 1].offset +
+				       t->regions[next - 1].size) % t->size);
+		}
+		CHECK_EQ(tb_topa_offset(t, base, make_mask(n, 1), &off), -EINVAL);
 		CHECK_EQ(tb_topa_offset(t, base, make_mask(n + 1, 0), &off),
 			 -EINVAL);
 		CHECK_EQ(tb_topa_offset(t, base, make_mask(TB_TOPA_ENTRIES, 0),
