@@ -314,7 +314,9 @@ struct tracebuf_ctl {
  * -EIO the hardware refused the programmed values; -EINVAL SETUP not done;
  * -EACCES CPU-wide tracing needs CAP_PERFMON (or CAP_SYS_ADMIN) in the
  * credentials the file was opened with, unless the module parameter
- * paranoid (as perf_event_paranoid) is <= 0.
+ * paranoid (as perf_event_paranoid) is <= 0; -ESHUTDOWN the machine is
+ * going down (restart, halt, power-off or kexec: every session was
+ * stopped and nothing starts again).
  *
  * TRACEBUF_IOC_DISABLE - stop the hardware and publish everything it wrote.
  * Returns 0 also when not enabled. -EINVAL before SETUP.
