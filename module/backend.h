@@ -62,7 +62,8 @@ struct tb_backend {
 	 */
 	int (*cfg_keys)(const struct tb_backend *b, unsigned int cpu,
 			struct tb_cfg_key *keys, unsigned int max);
-	int (*cfg_apply)(struct tb_session *s, struct tb_cfg_val *vals, void *out);
+	int (*cfg_apply)(struct tb_session *s, struct tb_cfg_val *vals, void *out,
+			 u64 *conflict);
 	size_t cfg_size;
 	/*
 	 * drain() needs no particular CPU (MMIO sinks): the core's timer

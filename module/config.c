@@ -45,6 +45,7 @@ int tb_config_init(struct tb_session *s, unsigned int cpu)
 	struct tb_cfg_key *keys;
 	struct tb_cfg_val *vals;
 	void *bcfg;
+	u64 conflict = 0;
 	int n, ret = -ENOMEM;
 
 	tb_config_free(s);
@@ -61,7 +62,7 @@ int tb_config_init(struct tb_session *s, unsigned int cpu)
 	if (n < 0)
 		goto fail;
 	tb_cfg_defaults(keys, n, vals);
-	ret = b->cfg_apply(s, vals, bcfg);
+	ret = b->cfg_apply(s, vals, bcfg, &conflict);	/* defaults never conflict */
 	if (ret)
 		goto fail;
 	s->cfg_keys = keys;
@@ -153,7 +154,7 @@ long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg)
 	const struct tb_backend *b;
 	char *str, *text = NULL;
 	void *bcfg = NULL;
-	u64 ignored;
+	u64 ignored, conflict;
 	u32 usize;
 	int ret;
 
@@ -206,9 +207,21 @@ long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg)
 		dc.err_reason = err.reason;
 		goto out;
 	}
-	ret = b->cfg_apply(s, vals, bcfg);
-	if (ret)
+	conflict = 0;
+	ret = b->cfg_apply(s, vals, bcfg, &conflict);
+	if (ret) {
+		/*
+		 * The accepted string gave values the backend cannot have
+		 * together: point at its first token naming one of the keys.
+		 */
+		if (ret == -EINVAL && conflict) {
+			tb_cfg_find(s->cfg_keys, s->cfg_nkeys, str, strlen(str), conflict, &err);
+			dc.err_offset = err.offset;
+			dc.err_len = err.len;
+			dc.err_reason = err.reason;
+		}
 		goto out;
+	}
 
 	rec.changed = tb_config_changed(s, vals);
 	rec.gen = ++s->cfg_gen;

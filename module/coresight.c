@@ -357,7 +357,8 @@ static u32 tb_cs_exclude(const struct tb_cfg_val *v)
 	return ex;
 }
 
-static int tb_cs_cfg_apply(struct tb_session *s, struct tb_cfg_val *v, void *out)
+static int tb_cs_cfg_apply(struct tb_session *s, struct tb_cfg_val *v, void *out,
+			   u64 *conflict)
 {
 	struct tb_cs_prog *p = out;
 	u32 ex = tb_cs_exclude(v);

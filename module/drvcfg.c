@@ -120,7 +120,13 @@ static u32 tb_cfg_num_reason(enum tb_cfg_num r)
 }
 
 /* RANGE value: "off" or START-END:filter|stop. */
-static u32 tb_cfg_range(const char *s, size_t n, struct tb_cfg_val *val)
+static bool tb_cfg_in_hole(const struct tb_cfg_key *k, u64 a)
+{
+	return k->hole_hi && a >= k->hole_lo && a <= k->hole_hi;
+}
+
+static u32 tb_cfg_range(const struct tb_cfg_key *k, const char *s, size_t n,
+			struct tb_cfg_val *val)
 {
 	enum tb_cfg_num r1, r2;
 	size_t dash, colon;
@@ -153,6 +159,8 @@ static u32 tb_cfg_range(const char *s, size_t n, struct tb_cfg_val *val)
 		return TB_CFG_OUT_OF_RANGE;
 	if (start > end)
 		return TB_CFG_BAD_VALUE;
+	if (tb_cfg_in_hole(k, start) || tb_cfg_in_hole(k, end))
+		return TB_CFG_OUT_OF_RANGE;
 	val->v = start;
 	val->end = end;
 	val->mode = mode;
@@ -209,9 +217,11 @@ static u32 tb_cfg_value(const struct tb_cfg_key *k, const char *s, size_t n,
 			return tb_cfg_num_reason(r);
 		if ((k->flags & TB_CFG_F_CURRENT) && v == TB_CFG_CURRENT)
 			return TB_CFG_OUT_OF_RANGE;
+		if (v & k->rsvd)
+			return TB_CFG_OUT_OF_RANGE;
 		break;
 	case TB_CFG_RANGE:
-		return tb_cfg_range(s, n, val);
+		return tb_cfg_range(k, s, n, val);
 	default:
 		return TB_CFG_BAD_VALUE;
 	}
@@ -493,6 +503,33 @@ size_t tb_cfg_format(const struct tb_cfg_key *keys, unsigned int nkeys,
 	if (size)
 		buf[o.pos < size ? o.pos : size - 1] = '\0';
 	return o.pos;
+}
+
+bool tb_cfg_find(const struct tb_cfg_key *keys, unsigned int nkeys,
+		 const char *str, size_t len, u64 mask, struct tb_cfg_err *err)
+{
+	size_t ts = 0, te, klen;
+	unsigned int i;
+
+	err->offset = 0;
+	err->len = 0;
+	err->reason = TB_CFG_CONFLICT;
+	while (ts < len) {
+		for (te = ts; te < len && str[te] != ','; te++)
+			;
+		for (klen = 0; ts + klen < te && str[ts + klen] != '='; klen++)
+			;
+		for (i = 0; i < nkeys && i < 64; i++) {
+			if (!(mask & BIT_ULL(i)) || strlen(keys[i].name) != klen ||
+			    memcmp(keys[i].name, str + ts, klen))
+				continue;
+			err->offset = ts;
+			err->len = te - ts;
+			return true;
+		}
+		ts = te + 1;
+	}
+	return false;
 }
 
 int tb_cfg_errno(u32 reason)

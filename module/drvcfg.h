@@ -24,6 +24,10 @@
  *          (the value is then TB_CFG_CURRENT, for the backend to resolve)
  *   RANGE  "off", or START-END:filter or START-END:stop, START <= END,
  *          each decimal or 0x-hex u64
+ * A U64 value with a bit of the key's rsvd set, and a RANGE whose START or
+ * END lies in the key's hole (for example non-canonical addresses), are
+ * OUT_OF_RANGE: values the hardware would refuse are refused here, with
+ * the token, not later at ENABLE.
  */
 #ifndef _TRACEBUF_DRVCFG_H
 #define _TRACEBUF_DRVCFG_H
@@ -59,6 +63,9 @@ struct tb_cfg_key {
 	u32 allowed;		/* ENUM: bit n set = value n allowed */
 	u64 def;		/* default value (RANGE: off) */
 	const char *desc;	/* one line */
+	/* The hardware's own limits (OUT_OF_RANGE), filled in by the backend: */
+	u64 rsvd;		/* U64: bits that must be zero */
+	u64 hole_lo, hole_hi;	/* RANGE: no address in [hole_lo, hole_hi] (hole_hi 0: none) */
 };
 
 #define TB_CFG_NAME_MAX		24
@@ -85,6 +92,7 @@ enum tb_cfg_reason {
 	TB_CFG_UNSUPPORTED	= 9,	/* -EOPNOTSUPP */
 	TB_CFG_PERMISSION	= 10,	/* -EACCES */
 	TB_CFG_TOO_LONG		= 11,	/* -EINVAL: longer than the limit */
+	TB_CFG_CONFLICT		= 12,	/* -EINVAL: the backend cannot have these values together */
 };
 
 struct tb_cfg_err {
@@ -119,6 +127,14 @@ void tb_cfg_defaults(const struct tb_cfg_key *keys, unsigned int nkeys,
  */
 size_t tb_cfg_format(const struct tb_cfg_key *keys, unsigned int nkeys,
 		     const struct tb_cfg_val *vals, char *buf, size_t size);
+
+/*
+ * The first token of str[0..len) (a string tb_cfg_parse() accepted) that
+ * names a key whose bit is set in mask: its offset and length into *err,
+ * reason CONFLICT. Returns false (err: offset 0, length 0) if there is none.
+ */
+bool tb_cfg_find(const struct tb_cfg_key *keys, unsigned int nkeys,
+		 const char *str, size_t len, u64 mask, struct tb_cfg_err *err);
 
 /* The errno for a reason. */
 int tb_cfg_errno(u32 reason);

@@ -925,7 +925,7 @@ static const struct tb_cfg_key tb_pt_keys[TB_PT_NR_KEYS] = {
 		"power event packets (PwrEvtEn)" },
 	/* Privileged: "current" would echo a physical address back. */
 	[TB_PT_K_CR3] = { "cr3", TB_CFG_U64, TB_CFG_F_CURRENT | TB_CFG_F_PRIV, 0, ~0ULL, 0, 0,
-		"trace only this CR3 (\"current\": caller's kernel CR3, not its PTI user CR3)" },
+		"trace only this CR3 (\"current\": the caller's, for the mode traced)" },
 	[TB_PT_K_ADDR0] = { "addr0", TB_CFG_RANGE, 0, 0, 0, 0, 0,
 		"START-END:filter (trace only inside) or :stop (TraceStop)" },
 	[TB_PT_K_ADDR0 + 1] = { "addr1", TB_CFG_RANGE, 0, 0, 0, 0, 0,
@@ -971,9 +971,18 @@ static int tb_pt_cfg_keys(const struct tb_backend *b, unsigned int cpu,
 	TB_UNSUP(TB_PT_K_PWR_EVT, TRACEBUF_PT_CAP_POWER_EVENT);
 	TB_UNSUP(TB_PT_K_CR3, TRACEBUF_PT_CAP_CR3_FILTERING);
 #undef TB_UNSUP
-	for (i = 0; i < TB_PT_MAX_ADDR_RANGES; i++)
+	for (i = 0; i < TB_PT_MAX_ADDR_RANGES; i++) {
+		struct tb_cfg_key *k = &keys[TB_PT_K_ADDR0 + i];
+		unsigned int vbits = cpu_data(cpu).x86_virt_bits;
+
 		if (i >= c->nr_addr_ranges)
-			keys[TB_PT_K_ADDR0 + i].flags |= TB_CFG_F_UNSUPPORTED;
+			k->flags |= TB_CFG_F_UNSUPPORTED;
+		/* ADDRn_A/B #GP on a non-canonical address (SDM vol. 4, IA32_RTIT_ADDRn_A/B). */
+		k->hole_lo = BIT_ULL(vbits - 1);
+		k->hole_hi = (~0ULL << (vbits - 1)) - 1;
+	}
+	/* CR3_MATCH bits 4:0 are reserved (SDM vol. 3C, "IA32_RTIT_CR3_MATCH MSR"). */
+	keys[TB_PT_K_CR3].rsvd = GENMASK_ULL(4, 0);
 	keys[TB_PT_K_MTC_PERIOD].allowed = c->mtc_periods;
 	keys[TB_PT_K_MTC_PERIOD].def = tb_pt_enum_def(c->mtc_periods, 3);
 	keys[TB_PT_K_CYC_THRESH].allowed = c->cyc_thresholds | BIT(0);
@@ -988,7 +997,32 @@ static int tb_pt_cfg_keys(const struct tb_backend *b, unsigned int cpu,
 	return TB_PT_NR_KEYS;
 }
 
-static int tb_pt_cfg_apply(struct tb_session *s, struct tb_cfg_val *v, void *out)
+/*
+ * Page-table isolation (arch/x86/entry/calling.h, SWITCH_TO_USER_CR3): user
+ * mode runs on the upper half of an 8 KiB PGD (CR3 bit 12) and, with PCID,
+ * with the user PCID bit (11) set. CR3 filtering compares CR3[63:5]
+ * (SDM vol. 3C, "CR3 Filtering"), so user mode matches only that value.
+ */
+#define TB_PTI_USER_PGTABLE	BIT_ULL(12)
+#define TB_PTI_USER_PCID	BIT_ULL(11)
+
+/* "cr3=current": the calling process's CR3 in the mode that is traced. */
+static int tb_pt_current_cr3(bool user, bool kernel, u64 *cr3)
+{
+	*cr3 = __read_cr3() & CR3_ADDR_MASK;	/* the kernel half, PCID cleared */
+	if (!boot_cpu_has(X86_FEATURE_PTI) || !user)
+		return 0;
+	/* One CR3_MATCH cannot hold both halves. */
+	if (kernel)
+		return -EINVAL;
+	*cr3 |= TB_PTI_USER_PGTABLE;
+	if (boot_cpu_has(X86_FEATURE_PCID))
+		*cr3 |= TB_PTI_USER_PCID;
+	return 0;
+}
+
+static int tb_pt_cfg_apply(struct tb_session *s, struct tb_cfg_val *v, void *out,
+			   u64 *conflict)
 {
 	struct tb_pt_cfg *cfg = out;
 	u64 ctl = 0;
@@ -1017,9 +1051,15 @@ static int tb_pt_cfg_apply(struct tb_session *s, struct tb_cfg_val *v, void *out
 		ctl |= TB_RTIT_CTL_FUPONPTW;
 	if (v[TB_PT_K_PWR_EVT].v)
 		ctl |= TB_RTIT_CTL_PWREVTEN;
-	/* "current": the calling process's page tables, resolved now. */
-	if (v[TB_PT_K_CR3].v == TB_CFG_CURRENT)
-		v[TB_PT_K_CR3].v = __read_cr3() & CR3_ADDR_MASK;
+	/*
+	 * "current": the calling process's page tables, resolved now. Under
+	 * PTI with user and kernel both traced, no single value matches.
+	 */
+	if (v[TB_PT_K_CR3].v == TB_CFG_CURRENT &&
+	    tb_pt_current_cr3(v[TB_PT_K_USER].v, v[TB_PT_K_KERNEL].v, &v[TB_PT_K_CR3].v)) {
+		*conflict = BIT_ULL(TB_PT_K_CR3) | BIT_ULL(TB_PT_K_USER) | BIT_ULL(TB_PT_K_KERNEL);
+		return -EINVAL;
+	}
 	cfg->cr3 = v[TB_PT_K_CR3].v;
 	if (cfg->cr3)
 		ctl |= TB_RTIT_CTL_CR3EN;

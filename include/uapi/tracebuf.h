@@ -446,6 +446,8 @@ enum tracebuf_cfg_reason {
 	TRACEBUF_CFG_UNSUPPORTED	= 9,	/* -EOPNOTSUPP: the CPU lacks it */
 	TRACEBUF_CFG_PERMISSION		= 10,	/* -EACCES: needs CAP_PERFMON */
 	TRACEBUF_CFG_TOO_LONG		= 11,	/* -EINVAL: over TRACEBUF_DRV_CONFIG_MAX */
+	/* -EINVAL: values the backend cannot have together (the token names one) */
+	TRACEBUF_CFG_CONFLICT		= 12,
 };
 
 /* tracebuf_drv_config.flags */

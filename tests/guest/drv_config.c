@@ -172,7 +172,8 @@ static void every_key(int fd)
 			expect(fd, buf, 0, 0, -1, 0);
 			get_cfg(fd, cfg, sizeof(cfg));
 			TBT_CHECK(!strcmp(cfg_value(cfg, name, v, sizeof(v)), "0x1000"), "%s: %s", name, v);
-			snprintf(buf, sizeof(buf), "%.23s=current", name);
+			/* One mode: under PTI, user and kernel together conflict. */
+			snprintf(buf, sizeof(buf), "kernel=0,%.23s=current", name);
 			expect(fd, buf, 0, 0, -1, 0);
 			get_cfg(fd, cfg, sizeof(cfg));
 			cfg_value(cfg, name, v, sizeof(v));
@@ -321,6 +322,67 @@ static int drop_caps(void)
  * was opened with): a file opened without it is refused, whoever uses it;
  * the file opened with it (fd) still works after its user dropped it.
  */
+/*
+ * Values the hardware would refuse are refused at SET_DRV_CONFIG, with the
+ * token (not -EIO at ENABLE): CR3_MATCH bits 4:0 are reserved, ADDRn_A/B
+ * #GP on a non-canonical address. And cr3=current resolves to the CR3 of
+ * the mode traced: under page-table isolation, user mode runs on the other
+ * half of the PGD (bit 12) with the user PCID bit (11) when PCID is on.
+ */
+static int pti_seen;
+
+static void hardware_limits(int fd)
+{
+	static const char *const noncanon = "addr0=0x1000-0x8000000000000000:filter";
+	char buf[TRACEBUF_DRV_CONFIG_MAX], v[64], line[4096];
+	unsigned long long ucr3, kcr3;
+	int pti = 0, pcid = 0;
+	FILE *f;
+
+	expect(fd, "cr3=0x1001", -ERANGE, TRACEBUF_CFG_OUT_OF_RANGE, 0, 10);
+	expect(fd, "tsc=1,cr3=0x1010", -ERANGE, TRACEBUF_CFG_OUT_OF_RANGE, 6, 10);
+	expect(fd, noncanon, -ERANGE, TRACEBUF_CFG_OUT_OF_RANGE, 0, (int)strlen(noncanon));
+	expect(fd, "addr0=0x8000000000000000-0xffffffffff600000:stop", -ERANGE,
+	       TRACEBUF_CFG_OUT_OF_RANGE, 0, 48);
+	/* Canonical in both halves (and for 48- and 57-bit addresses): fine. */
+	expect(fd, "addr0=0x400000-0xffffffffff600000:filter", 0, 0, -1, 0);
+	expect(fd, "addr0=off,cr3=0x1020", 0, 0, -1, 0);
+	expect(fd, "cr3=off", 0, 0, -1, 0);
+
+	/* The kernel's own flags (pti=on forces PTI on a CPU not affected). */
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		pti = strstr(line, " pti ") || strstr(line, " pti\n");
+		pcid = strstr(line, " pcid ") || strstr(line, " pcid\n");
+		break;
+	}
+	if (f)
+		fclose(f);
+	printf("page-table isolation: %s, pcid: %s\n", pti ? "on" : "off", pcid ? "on" : "off");
+	pti_seen = pti;
+	expect(fd, "kernel=0,user=1,cr3=current", 0, 0, -1, 0);
+	get_cfg(fd, buf, sizeof(buf));
+	ucr3 = strtoull(cfg_value(buf, "cr3", v, sizeof(v)), NULL, 0);
+	expect(fd, "user=0,kernel=1,cr3=current", 0, 0, -1, 0);
+	get_cfg(fd, buf, sizeof(buf));
+	kcr3 = strtoull(cfg_value(buf, "cr3", v, sizeof(v)), NULL, 0);
+	TBT_CHECK(ucr3 && kcr3 && !(ucr3 & 0x1f) && !(kcr3 & 0x7ff),
+		  "cr3=current: user %#llx kernel %#llx", ucr3, kcr3);
+	if (pti) {
+		/* The user half: bit 12, and the user PCID bit 11 when PCID is on. */
+		TBT_CHECK(ucr3 == (kcr3 | 0x1000 | (pcid ? 0x800 : 0)) && !(kcr3 & 0x1000),
+			  "PTI: user CR3 %#llx is not kernel CR3 %#llx's user half", ucr3, kcr3);
+		expect(fd, "user=1,kernel=1,cr3=current", -EINVAL, TRACEBUF_CFG_CONFLICT, 0, 6);
+		expect(fd, "cr3=current,kernel=1,user=1", -EINVAL, TRACEBUF_CFG_CONFLICT, 0, 11);
+	} else {
+		TBT_CHECK(ucr3 == kcr3, "no PTI: user CR3 %#llx != kernel CR3 %#llx", ucr3, kcr3);
+		expect(fd, "user=1,kernel=1,cr3=current", 0, 0, -1, 0);
+	}
+	expect(fd, "user=1,kernel=0,cr3=off", 0, 0, -1, 0);
+}
+
 static void unprivileged(int fd)
 {
 	pid_t pid = fork();
@@ -490,7 +552,8 @@ int main(int argc, char **argv)
 {
 	struct tracebuf_session s;
 	char cfg[TRACEBUF_DRV_CONFIG_MAX];
-	unsigned int nfuzz = argc > 1 ? (unsigned int)atoi(argv[1]) : 100000;
+	int pti_only = argc > 1 && !strcmp(argv[1], "pti");
+	unsigned int nfuzz = argc > 1 && !pti_only ? (unsigned int)atoi(argv[1]) : 100000;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (tbt_modprobe("tracebuf"))
@@ -506,8 +569,20 @@ int main(int argc, char **argv)
 	TBT_CHECK(get_cfg(s.fd, cfg, sizeof(cfg)) == (int)strlen(DEFAULT_CONFIG) + 1,
 		  "GET length");
 	TBT_CHECK(!strcmp(cfg, DEFAULT_CONFIG), "default: %s", cfg);
+	if (pti_only) {
+		/*
+		 * "drv_config pti": the run tests/run.sh boots with pti=on (the
+		 * guest CPU is not affected by Meltdown, so PTI is otherwise
+		 * off); the rest is too slow there.
+		 */
+		hardware_limits(s.fd);
+		TBT_CHECK(pti_seen, "page-table isolation is off: boot with pti=on");
+		tracebuf_close(&s);
+		return tbt_done();
+	}
 	every_key(s.fd);
 	malformed(s.fd);
+	hardware_limits(s.fd);
 	unprivileged(s.fd);
 	fuzz(s.fd, nfuzz);
 	tracebuf_close(&s);

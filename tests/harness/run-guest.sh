@@ -33,6 +33,9 @@
 # only does that, on an existing OUTDIR/artifacts.log (and result.txt);
 # TB_PTCHECK overrides the checker's path.
 #
+# TB_GUEST_APPEND, if set, is added to the guest kernel's command line
+# (tests/run.sh boots one short run with pti=on).
+#
 # With --expect CLASS the run is a harness self-test: the guest is meant to
 # fail in that way (oops, warning, kasan, atomic, leak, hang), and the single
 # result line "<id>/harness-catches-CLASS" passes only if the harness saw it.
@@ -252,7 +255,7 @@ CONF
 (cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initrd.gz"
 rm -rf "$r"
 
-append="panic=-1 oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=5"
+append="panic=-1 oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=5${TB_GUEST_APPEND:+ $TB_GUEST_APPEND}"
 case "$arch" in
 x86_64)
 	mem=512 cpu=max

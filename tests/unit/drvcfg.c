@@ -639,15 +639,76 @@ static void test_errno(void)
 {
 	static const int want[] = {
 		0, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL, -EINVAL,
-		-ERANGE, -ERANGE, -EOPNOTSUPP, -EACCES, -EINVAL,
+		-ERANGE, -ERANGE, -EOPNOTSUPP, -EACCES, -EINVAL, -EINVAL,
 	};
 	unsigned int r;
 
 	for (r = 0; r < sizeof(want) / sizeof(want[0]); r++)
 		CHECK_EQ(tb_cfg_errno(r), want[r]);
 	CHECK_EQ(TB_CFG_TOO_LONG, 11);
-	CHECK_EQ(tb_cfg_errno(12), -EINVAL);
+	CHECK_EQ(TB_CFG_CONFLICT, 12);
+	CHECK_EQ(tb_cfg_errno(13), -EINVAL);
 	CHECK_EQ(tb_cfg_errno(~0U), -EINVAL);
+}
+
+/*
+ * The hardware's limits a backend puts in its keys: reserved bits of a
+ * U64 (Intel PT's CR3_MATCH bits 4:0) and a hole of addresses a RANGE may
+ * not start or end in (non-canonical, 48-bit); and the token of a
+ * conflict the backend found after parsing.
+ */
+static void test_limits(void)
+{
+	static const struct tb_cfg_key lk[] = {
+		{ .name = "user", .type = TB_CFG_BOOL, .def = 1 },
+		{ .name = "cr3", .type = TB_CFG_U64, .flags = TB_CFG_F_CURRENT,
+		  .rsvd = 0x1f },
+		{ .name = "addr0", .type = TB_CFG_RANGE, .hole_lo = 1ULL << 47,
+		  .hole_hi = 0xffff7fffffffffffULL },
+	};
+	static const struct { const char *s; int ret; unsigned int reason, off, len; } c[] = {
+		{ "cr3=0x1000", 0, 0, 0, 0 },
+		{ "cr3=0x1001", -ERANGE, TB_CFG_OUT_OF_RANGE, 0, 10 },
+		{ "user=0,cr3=0x1010", -ERANGE, TB_CFG_OUT_OF_RANGE, 7, 10 },
+		{ "cr3=0x1020", 0, 0, 0, 0 },
+		{ "cr3=current", 0, 0, 0, 0 },
+		{ "addr0=0x400000-0x7fffffffffff:filter", 0, 0, 0, 0 },
+		{ "addr0=0xffff800000000000-0xffffffffffffffff:stop", 0, 0, 0, 0 },
+		/* spanning the hole is two canonical addresses: the hardware takes it */
+		{ "addr0=0x1000-0xffff800000000000:filter", 0, 0, 0, 0 },
+		{ "addr0=0x1000-0x800000000000:filter", -ERANGE, TB_CFG_OUT_OF_RANGE, 0, 34 },
+		{ "addr0=0xffff7fffffffffff-0xffff800000000000:filter", -ERANGE,
+		  TB_CFG_OUT_OF_RANGE, 0, 50 },
+	};
+	struct tb_cfg_val v[3];
+	struct tb_cfg_err err;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		tb_cfg_defaults(lk, 3, v);
+		memset(&err, 0, sizeof(err));
+		ret = tb_cfg_parse(lk, 3, c[i].s, strlen(c[i].s), MAX_LEN, false, v, NULL, &err);
+		CHECK_EQ(ret, c[i].ret);
+		if (ret) {
+			CHECK_EQ(err.reason, c[i].reason);
+			CHECK_EQ(err.offset, c[i].off);
+			CHECK_EQ(err.len, c[i].len);
+		}
+	}
+	/* The first token naming a key of the mask, whole. */
+	CHECK(tb_cfg_find(lk, 3, "addr0=off,cr3=current,user=1", 28, 0x3, &err));
+	CHECK_EQ(err.reason, TB_CFG_CONFLICT);
+	CHECK_EQ(err.offset, 10);
+	CHECK_EQ(err.len, 11);
+	CHECK(tb_cfg_find(lk, 3, "addr0=off,user", 14, 0x3, &err));
+	CHECK_EQ(err.offset, 10);
+	CHECK_EQ(err.len, 4);
+	/* "user" is not a prefix match of "users", nor "cr" of "cr3" */
+	CHECK(!tb_cfg_find(lk, 3, "addr0=off", 9, 0x3, &err));
+	CHECK_EQ(err.offset, 0);
+	CHECK_EQ(err.len, 0);
+	CHECK(!tb_cfg_find(lk, 3, "users=1,cr=1", 12, 0x3, &err));
 }
 
 int main(int argc, char **argv)
@@ -661,6 +722,7 @@ int main(int argc, char **argv)
 	test_bad();
 	test_max_keys();
 	test_format();
+	test_limits();
 	if (iterations)
 		check_failures += (int)drvcfg_fuzz(keys, NKEYS, 300,
 						   iterations, 0x5eed);

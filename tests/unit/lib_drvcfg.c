@@ -314,12 +314,13 @@ static void check_reason_names(void)
 		"ok", "empty string or token", "malformed token", "not ASCII", "unknown key",
 		"key given twice", "not a valid value", "out of range", "not a supported value",
 		"not supported by this CPU", "needs CAP_PERFMON or CAP_SYS_ADMIN", "too long",
+		"cannot go with the other values",
 	};
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		CHECK(strcmp(tracebuf_cfg_reason_name(i), names[i]) == 0);
-	CHECK(strcmp(tracebuf_cfg_reason_name(12), "unknown reason") == 0);
+	CHECK(strcmp(tracebuf_cfg_reason_name(13), "unknown reason") == 0);
 	CHECK(strcmp(tracebuf_cfg_reason_name(~0U), "unknown reason") == 0);
 }
 

@@ -45,6 +45,8 @@ const char *tracebuf_cfg_reason_name(unsigned int reason)
 		return "needs CAP_PERFMON or CAP_SYS_ADMIN";
 	case TRACEBUF_CFG_TOO_LONG:
 		return "too long";
+	case TRACEBUF_CFG_CONFLICT:
+		return "cannot go with the other values";
 	default:
 		return "unknown reason";
 	}
