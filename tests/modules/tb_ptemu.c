@@ -91,7 +91,9 @@
  *
  * debugfs (/sys/kernel/debug/tb_ptemu/):
  *   rate           rw, KiB of packets per second per CPU (= rate_kb)
- *   cpuN/stats     r, "key value" lines, counters read with READ_ONCE
+ *   cpuN/stats     r, "key value" lines (timer_queued: the tick's hrtimer
+ *                  is queued; offline: the CPU's program is stopped for
+ *                  hotplug), counters read with READ_ONCE
  *                  while the CPU may be updating them: each value is
  *                  untorn, the set is not a consistent snapshot
  *   cpuN/regs      r, the MSR file in hex
@@ -1396,6 +1398,8 @@ static int ptemu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "seed_tsc %llu\n", READ_ONCE(pc->seed_tsc));
 	seq_printf(m, "pmis_masked %llu\n", READ_ONCE(pc->pmis_masked));
 	seq_printf(m, "lvtpc_masked %d\n", READ_ONCE(pc->lvtpc_masked));
+	seq_printf(m, "timer_queued %d\n", hrtimer_is_queued(&pc->timer));
+	seq_printf(m, "offline %d\n", READ_ONCE(pc->offline));
 	seq_printf(m, "perf_active %d\n", READ_ONCE(pc->perf.active));
 	seq_printf(m, "perf_traceen %d\n", READ_ONCE(pc->perf.traceen));
 	seq_printf(m, "perf_stale %llu\n", READ_ONCE(pc->perf_stale));
