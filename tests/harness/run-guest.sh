@@ -258,10 +258,21 @@ rm -rf "$r"
 append="panic=-1 oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=5${TB_GUEST_APPEND:+ $TB_GUEST_APPEND}"
 case "$arch" in
 x86_64)
-	mem=512 cpu=max
+	# No CMPXCHG16B: QEMU 7.2's TCG (Debian 12's) translates it as a
+	# helper that computes EFLAGS from env->cc_op without the translator
+	# storing the pending cc_op first (target/i386/tcg/translate.c
+	# gen_cmpxchg16b, mem_helper.c helper_cmpxchg16b_unlocked; rewritten
+	# inline upstream by "target/i386: Inline cmpxchg16b"). With a stale
+	# CC_OP_EFLAGS the result is the last CC_SRC: an interrupt taken right
+	# after the instruction pushes that as RFLAGS and its IRET loads TF,
+	# DF, NT and AC from a pointer. Seen on 6.12 (SLUB's per-CPU freelist
+	# cmpxchg16b, under tb_producer's self-NMIs): a single-step #DB in the
+	# kernel, then a double fault or a wild write, with RFLAGS = RDI|0x202
+	# in the report. Without CX16 the kernel takes its locked paths.
+	mem=512 cpu=max,cx16=off
 	# The KASAN kernel takes early interrupts badly with 5-level paging
 	# (a wild-memory-access report during identify_cpu, before any module).
-	[ "$cfg" = x86_64-debug ] && mem=1024 cpu=max,la57=off
+	[ "$cfg" = x86_64-debug ] && mem=1024 cpu=max,cx16=off,la57=off
 	qemu=(qemu-system-x86_64 -accel tcg -cpu $cpu -m $mem -smp 2 -nodefaults
 		-display none -no-reboot -kernel "$kernel" -initrd "$out/initrd.gz"
 		-append "console=ttyS0 $append"
