@@ -834,6 +834,7 @@ static bool decode_cpu(struct cpu *c, const struct decode_opts *o, unsigned int 
 #else
 		(void)stop;
 		(void)after_gap;
+		(void)aux;
 #endif
 		seg_first = i + 1;
 	}
