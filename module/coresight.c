@@ -70,6 +70,7 @@
 #include <linux/of_graph.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/sysfs.h>
 #include <linux/amba/bus.h>
 #include <linux/platform_device.h>
 
@@ -91,6 +92,9 @@ static unsigned int tb_cs_nr_sinks;
 /* Protects tb_cs_owner[]: which session holds each sink. */
 static DEFINE_MUTEX(tb_cs_owner_lock);
 static struct tb_session **tb_cs_owner;
+
+/* The kernel's trace-ID allocator, while coresight.ko is loaded (compat.h). */
+static struct tb_cs_kernel_ids tb_cs_kids;
 
 static char *sink_choice;
 module_param_named(sink, sink_choice, charp, 0444);
@@ -116,6 +120,11 @@ static int tb_cs_check_owner(const struct tb_cs_component *c)
 	return -EBUSY;
 }
 
+static void tb_cs_kids_release(void)
+{
+	tb_cs_kernel_ids_put(&tb_cs_kids);
+}
+
 static void tb_cs_remove(struct tb_backend *b)
 {
 	unsigned int cpu;
@@ -124,6 +133,8 @@ static void tb_cs_remove(struct tb_backend *b)
 		for_each_possible_cpu(cpu) {
 			if (!tb_cs_etm_of[cpu])
 				continue;
+			if (tb_cs_kids.put)
+				tb_cs_kids.put(cpu);
 			kfree(tb_cs_etm_of[cpu]->path);
 			kfree(tb_cs_etm_of[cpu]);
 		}
@@ -131,6 +142,7 @@ static void tb_cs_remove(struct tb_backend *b)
 	kfree(tb_cs_devs);
 	kfree(tb_cs_sinks);
 	kfree(tb_cs_owner);
+	tb_cs_kids_release();
 	tb_cs_etm_of = NULL;
 	tb_cs_devs = NULL;
 	tb_cs_sinks = NULL;
@@ -321,6 +333,44 @@ static int tb_cs_probe_devs(const struct tb_cs_platform *p)
 	return 0;
 }
 
+/*
+ * Where the kernel has a trace-ID allocator and coresight.ko is loaded,
+ * every ETM's ID comes from it (unique system-wide, the same a kernel
+ * CoreSight session would give that CPU: 0x10 + 2 * cpu where free),
+ * and is given back at remove. All or nothing: if one CPU gets none,
+ * every ID is given back and the static scheme is used.
+ */
+static void tb_cs_assign_kernel_ids(void)
+{
+	unsigned int cpu;
+	int id;
+
+	if (tb_cs_kernel_ids_get(&tb_cs_kids))
+		return;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct tb_cs_etm *e = tb_cs_etm_of[cpu];
+
+		if (!e)
+			continue;
+		id = tb_cs_kids.get(cpu);
+		if (id < TB_CS_TRACE_ID_FIRST || id > TB_CS_TRACE_ID_LAST) {
+			if (id > 0)
+				tb_cs_kids.put(cpu);
+			goto fallback;
+		}
+		e->caps.trace_id = id;
+	}
+	pr_info("tracebuf: coresight: trace IDs from the kernel's allocator (coresight.ko)\n");
+	return;
+fallback:
+	while (cpu-- > 0)
+		if (tb_cs_etm_of[cpu]) {
+			tb_cs_kids.put(cpu);
+			tb_cs_etm_of[cpu]->caps.trace_id = 0;
+		}
+	tb_cs_kids_release();
+}
+
 /* An ETF on e's path that is also some ETM's sink cannot be both. */
 static bool tb_cs_path_conflict(const struct tb_cs_etm *e)
 {
@@ -411,6 +461,7 @@ static int tb_cs_probe(struct tb_backend *b)
 			kfree(e);
 		}
 	}
+	tb_cs_assign_kernel_ids();
 	for (i = 0; i < nr_cpu_ids; i++) {
 		struct tb_cs_etm *e = tb_cs_etm_of[i];
 		struct tb_cs_sink *k;
@@ -418,6 +469,8 @@ static int tb_cs_probe(struct tb_backend *b)
 		if (!e)
 			continue;
 		k = &tb_cs_sinks[e->sink];
+		if (e->caps.trace_id)
+			goto have_id;
 		/* Trace IDs: unique among the ETMs of one sink. */
 		if (TB_CS_TRACE_ID_FIRST + ids[e->sink] > TB_CS_TRACE_ID_LAST) {
 			pr_warn("tracebuf: coresight: %s (cpu%u): no trace ID left in its sink\n",
@@ -429,6 +482,7 @@ static int tb_cs_probe(struct tb_backend *b)
 			continue;
 		}
 		e->caps.trace_id = TB_CS_TRACE_ID_FIRST + ids[e->sink]++;
+have_id:
 		e->caps.sink = e->sink;
 		e->caps.sink_type = k->type;
 		e->caps.sink_size = k->sram_size;
@@ -855,6 +909,39 @@ fail:
 /* --- running the sink (s->trace_lock held, any CPU) --------------------- */
 
 /*
+ * Tests only: a DMA sync to leave out, to show that a non-coherent
+ * sink's bytes then never reach the consumer ("cpu": before publishing)
+ * or its tables never reach the device ("tables").
+ */
+static const char * const tb_cs_skip_sync_names[] = { "none", "cpu", "tables" };
+enum { TB_CS_SKIP_SYNC_NONE, TB_CS_SKIP_SYNC_CPU, TB_CS_SKIP_SYNC_TABLES };
+static int tb_cs_skip_sync;
+
+static int tb_cs_skip_sync_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tb_cs_skip_sync_names); i++)
+		if (sysfs_streq(val, tb_cs_skip_sync_names[i])) {
+			WRITE_ONCE(tb_cs_skip_sync, i);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int tb_cs_skip_sync_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", tb_cs_skip_sync_names[READ_ONCE(tb_cs_skip_sync)]);
+}
+
+static const struct kernel_param_ops tb_cs_skip_sync_ops = {
+	.set	= tb_cs_skip_sync_set,
+	.get	= tb_cs_skip_sync_get,
+};
+module_param_cb(test_skip_dma_sync, &tb_cs_skip_sync_ops, NULL, 0600);
+MODULE_PARM_DESC(test_skip_dma_sync, "tests only: leave out a DMA sync (none, cpu, tables)");
+
+/*
  * Make the device's writes to AUX [off, off + len) visible to the CPU,
  * or (to_device) the CPU's writes there to the device.
  */
@@ -864,6 +951,8 @@ static void tb_cs_sync(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 l
 	unsigned int i;
 
 	if (!buf->dev || buf->sink->type != TRACEBUF_CS_SINK_ETR)
+		return;
+	if (!to_device && READ_ONCE(tb_cs_skip_sync) == TB_CS_SKIP_SYNC_CPU)
 		return;
 	len = min(len, aux->size);
 	while (len) {
@@ -964,7 +1053,7 @@ static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 	buf->rot = off & ~(u64)(TB_SG_GRANULE - 1);
 	buf->etr_size = len;
 	tb_sg_rotate(&buf->sg, buf->rot, len);
-	if (buf->dev)
+	if (buf->dev && READ_ONCE(tb_cs_skip_sync) != TB_CS_SKIP_SYNC_TABLES)
 		for (i = 0; i < buf->sg.nr_tables; i++)
 			dma_sync_single_for_device(buf->dev, buf->sg.tables[i].phys,
 						   PAGE_SIZE, DMA_TO_DEVICE);

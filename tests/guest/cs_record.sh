@@ -76,6 +76,15 @@ fi
 # the ETR.
 emu topology=juno rate=4096
 rec cs_juno "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1
+# Qualcomm MSM8916: the APSS funnel, funnel0, the ETF as a link, the
+# replicator's port 0, a flat ETR.
+emu topology=msm8916 rate=4096
+rec cs_msm8916 "--ids $(ids) --min-blocks 50" -a --duration 1 --aux-size 512K --allow-loss
+
+# The ETR behind an IOMMU and not cache-coherent (tb_csemu dma=): the
+# capture decodes only if every byte was synced before it was published.
+emu dma=noncoherent rate=4096
+rec cs_noncoh "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1
 
 emu topology=percpu rate=4096
 rec cs_percpu "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1

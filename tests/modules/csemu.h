@@ -6,8 +6,10 @@
  * (ETMv4 trace units and their trace generation), csemu_tmc.c (TMC:
  * ETR, ETF, ETB), csemu_link.c (funnels, replicators, and how trace
  * travels the ATB graph), csemu_topo.c (the topologies: what tracebuf
- * is told), csemu_core.c (parameters, management registers, the
- * accessors, debugfs, init and exit). This header: the model they share.
+ * is told), csemu_dma.c (the sinks' DMA master: direct, behind an
+ * IOMMU, non-coherent), csemu_core.c (parameters, management registers,
+ * the accessors, debugfs, init and exit). This header: the model they
+ * share.
  *
  * There is no CoreSight in the test guests (QEMU), so this module
  * registers a struct tb_cs_platform with tracebuf (module/cs_hw.h): its
@@ -52,8 +54,9 @@
  *  - Topologies (topology=): shared, every ETM wired straight to sink
  *    0; percpu, ETM i to sink i; juno, Juno r2's graph as the kernel's
  *    juno-base.dtsi, juno-cs-r1r2.dtsi and juno-r2.dts describe it
- *    (csemu_build_juno()). tracebuf is told the components and the
- *    wires (struct tb_cs_platform) and builds its paths from them.
+ *    (csemu_build_juno()); msm8916, Qualcomm's as msm8916.dtsi does.
+ *    tracebuf is told the components and the wires (struct
+ *    tb_cs_platform) and builds its paths from them.
  *  - Generation: a pinned hard hrtimer per online CPU. Every period_us,
  *    an enabled ETM whose sink is Running runs csgen_step() for about
  *    rate bytes; the bytes go through the sink's formatter (csfmt_push
@@ -81,8 +84,10 @@
  * never sleep, so they may run in any context but NMI.
  *
  * Deviations and choices:
- *  - Writes go through the CPU caches (phys_to_virt): the sinks' platform
- *    devices are marked DMA coherent. Bus addresses are physical ones.
+ *  - dma=direct (the default): writes go through the CPU caches
+ *    (phys_to_virt), the sinks' platform devices are marked DMA
+ *    coherent and bus addresses are physical ones. dma=iommu and
+ *    dma=noncoherent: see csemu_dma.c.
  *  - A TRCPRGCTLR.EN 0->1 that breaks a rule (no PU, bad trace ID, sink
  *    not capturing) is counted but still enables the unit.
  *  - CTL.TraceCaptEn 1->0 while Running (not stopped first, so not
@@ -216,6 +221,8 @@ enum csemu_viol {
 	CV_OSLOCK_IDR,
 	CV_RES0_EXLEVEL,
 	CV_PDCR,
+	CV_DMA_UNMAPPED,
+	CV_DMA_DIR,
 	CV_NR
 };
 
@@ -339,7 +346,7 @@ struct csemu_etm {
 	struct dentry *dir;
 };
 
-enum csemu_topo { CSEMU_TOPO_SHARED, CSEMU_TOPO_PERCPU, CSEMU_TOPO_JUNO };
+enum csemu_topo { CSEMU_TOPO_SHARED, CSEMU_TOPO_PERCPU, CSEMU_TOPO_JUNO, CSEMU_TOPO_MSM8916 };
 
 struct csemu_emu {
 	struct csemu_etm *etms;		/* by CPU (possible CPUs only) */
@@ -417,6 +424,15 @@ u32 csemu_link_read(struct csemu_link *l, u32 off);
 void csemu_link_write(struct csemu_link *l, u32 off, u32 val);
 void csemu_deliver(struct csemu_port to, u8 id, const u8 *data, size_t n, unsigned int depth);
 bool csemu_capturing(struct csemu_port to, unsigned int depth);
+
+/* csemu_dma.c */
+enum csemu_dma_mode { CSEMU_DMA_DIRECT, CSEMU_DMA_IOMMU, CSEMU_DMA_NONCOHERENT };
+extern int csemu_dma_mode;
+int csemu_dma_attach(struct device *dev);
+void *csemu_dma_ptr(struct csemu_sink *k, u64 addr, u64 len, bool write);
+void csemu_dma_exit(void);
+bool csemu_pa_ok(u64 pa);
+bool csemu_pa_freed(struct csemu_sink *k, u64 pa);
 
 /* csemu_topo.c */
 int csemu_build(void);

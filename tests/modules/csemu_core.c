@@ -9,7 +9,7 @@
 
 static char *topology = "shared";
 module_param(topology, charp, 0444);
-MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's ATB graph (funnels, ETF, replicator, ETR)");
+MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's ATB graph (funnels, ETF, replicator, ETR); msm8916: Qualcomm Snapdragon 410's (APSS funnel, funnel0, ETF, replicator port 0 to a flat ETR)");
 static char *sink_param = "etr";
 module_param_named(sink, sink_param, charp, 0444);
 MODULE_PARM_DESC(sink, "TMC configuration: etr, etf or etb (DEVID.CONFIG_TYPE)");
@@ -67,6 +67,10 @@ MODULE_PARM_DESC(skip_power_up, "ETMs described with qcom,skip-power-up: TRCPDCR
 int csemu_max_burst = -1;
 module_param_named(max_burst, csemu_max_burst, int, 0444);
 MODULE_PARM_DESC(max_burst, "ETRs described with arm,max-burst-size = N (0..15); -1: no property");
+static char *csemu_dma_param = "direct";
+module_param_named(dma, csemu_dma_param, charp, 0444);
+MODULE_PARM_DESC(dma, "The sinks' DMA: direct (physical, coherent), iommu (our DMA ops: only what is mapped for the sink's device), noncoherent (iommu, and the CPU sees device writes only after a sync)");
+int csemu_dma_mode;
 bool csemu_stale_claim;
 module_param_named(stale_claim, csemu_stale_claim, bool, 0444);
 MODULE_PARM_DESC(stale_claim, "Every component starts with the self-hosted claim tag set (a kernel before kexec left it)");
@@ -106,6 +110,8 @@ static const char * const csemu_viol_msg[CV_NR] = {
 	[CV_OSLOCK_IDR] = "ID register read while the OS lock is set",
 	[CV_RES0_EXLEVEL] = "EXLEVEL_S bit set for a Secure EL not in TRCIDR3 (RES0)",
 	[CV_PDCR] = "TRCPDCR accessed where the firmware says qcom,skip-power-up",
+	[CV_DMA_UNMAPPED] = "DMA to an address not mapped for the sink's own device (IOMMU fault)",
+	[CV_DMA_DIR] = "DMA against the direction the address was mapped in (IOMMU fault)",
 };
 
 DEFINE_RAW_SPINLOCK(csemu_lock);
@@ -594,14 +600,26 @@ struct platform_driver csemu_owner_drv = {
 
 static int csemu_params(void)
 {
+	if (csemu_dma_param && sysfs_streq(csemu_dma_param, "direct")) {
+		csemu_dma_mode = CSEMU_DMA_DIRECT;
+	} else if (csemu_dma_param && sysfs_streq(csemu_dma_param, "iommu")) {
+		csemu_dma_mode = CSEMU_DMA_IOMMU;
+	} else if (csemu_dma_param && sysfs_streq(csemu_dma_param, "noncoherent")) {
+		csemu_dma_mode = CSEMU_DMA_NONCOHERENT;
+	} else {
+		pr_err("tb_csemu: dma= must be direct, iommu or noncoherent\n");
+		return -EINVAL;
+	}
 	if (topology && sysfs_streq(topology, "shared")) {
 		csemu.topo = CSEMU_TOPO_SHARED;
 	} else if (topology && sysfs_streq(topology, "percpu")) {
 		csemu.topo = CSEMU_TOPO_PERCPU;
 	} else if (topology && sysfs_streq(topology, "juno")) {
 		csemu.topo = CSEMU_TOPO_JUNO;
+	} else if (topology && sysfs_streq(topology, "msm8916")) {
+		csemu.topo = CSEMU_TOPO_MSM8916;
 	} else {
-		pr_err("tb_csemu: topology= must be shared, percpu or juno\n");
+		pr_err("tb_csemu: topology= must be shared, percpu, juno or msm8916\n");
 		return -EINVAL;
 	}
 	if (sink_param && sysfs_streq(sink_param, "etr")) {
@@ -696,7 +714,7 @@ int csemu_sink_init(struct csemu_sink *k, unsigned int i, u32 type,
 	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU_ALL)
 	pdev->dev.dma_coherent = true;
 #endif
-	return 0;
+	return csemu_dma_attach(&pdev->dev);
 }
 
 static void csemu_free(void)
@@ -721,6 +739,7 @@ static void csemu_free(void)
 	kvfree(csemu.links);
 	kvfree(csemu.sinks);
 	kvfree(csemu.etms);
+	csemu_dma_exit();
 }
 
 static int __init csemu_init(void)

@@ -7,14 +7,9 @@
 
 /* ---- TMC: memory ---- */
 
-static bool csemu_pa_ok(u64 pa)
+bool csemu_pa_ok(u64 pa)
 {
 	return pa <= TB_SG_MAX_PA && pfn_valid(PHYS_PFN(pa));
-}
-
-static void *csemu_va(u64 pa)
-{
-	return phys_to_virt((phys_addr_t)pa);
 }
 
 /*
@@ -26,7 +21,7 @@ static void *csemu_va(u64 pa)
  * (a page table, as in the "Bad page map" this catches). Count it, and
  * stop capture rather than corrupt the guest (pa_ok() was checked).
  */
-static bool csemu_pa_freed(struct csemu_sink *k, u64 pa)
+bool csemu_pa_freed(struct csemu_sink *k, u64 pa)
 {
 	struct page *p = pfn_to_page(PHYS_PFN(pa));
 
@@ -57,19 +52,23 @@ static void csemu_memerr(struct csemu_sink *k)
 static int csemu_sg_resolve(struct csemu_sink *k)
 {
 	unsigned int hops;
+	__le32 *ent;
 	u32 e;
 
 	for (hops = 0; hops < CSEMU_SG_MAX_HOPS; hops++) {
-		if (k->ent >= TB_SG_TABLE_ENTRIES || !csemu_pa_ok(k->tbl) ||
-		    csemu_pa_freed(k, k->tbl))
+		if (k->ent >= TB_SG_TABLE_ENTRIES)
 			return -EIO;
-		e = le32_to_cpu(READ_ONCE(((__le32 *)csemu_va(k->tbl))[k->ent]));
+		ent = csemu_dma_ptr(k, k->tbl + 4 * k->ent, 4, false);
+		if (!ent)
+			return -EIO;
+		e = le32_to_cpu(READ_ONCE(*ent));
 		switch (e & TB_SG_ENTRY_TYPE) {
 		case TB_SG_ENTRY_NORMAL:
 		case TB_SG_ENTRY_LAST:
+			/* The data page is checked when it is written. */
 			k->page = (u64)(e >> TB_SG_ENTRY_ADDR_SHIFT) << TB_SG_PAGE_SHIFT;
 			k->last = (e & TB_SG_ENTRY_TYPE) == TB_SG_ENTRY_LAST;
-			return csemu_pa_ok(k->page) ? 0 : -EIO;
+			return 0;
 		case TB_SG_ENTRY_LINK:
 			k->tbl = (u64)(e >> TB_SG_ENTRY_ADDR_SHIFT) << TB_SG_PAGE_SHIFT;
 			k->ent = 0;
@@ -126,6 +125,7 @@ static int csemu_sg_locate(struct csemu_sink *k, u64 rwp)
 static void csemu_etr_write(struct csemu_sink *k, const u8 *src, size_t len)
 {
 	u64 pa, n, off;
+	void *dst;
 
 	while (len) {
 		if (k->sgmode) {
@@ -134,14 +134,14 @@ static void csemu_etr_write(struct csemu_sink *k, const u8 *src, size_t len)
 			n = min_t(u64, len, TB_SG_GRANULE - off);
 		} else {
 			pa = k->dba + k->pos;
-			if (!csemu_pa_ok(pa))
-				goto memerr;
 			n = min_t(u64, len, PAGE_SIZE - offset_in_page(pa));
 		}
 		n = min_t(u64, n, k->size - k->pos);
-		if (csemu_pa_freed(k, pa))
+		/* pa: the bus address (an IOVA behind the emulated IOMMU). */
+		dst = csemu_dma_ptr(k, pa, n, true);
+		if (!dst)
 			goto memerr;
-		memcpy(csemu_va(pa), src, n);
+		memcpy(dst, src, n);
 		k->bytes += n;
 		src += n;
 		len -= n;

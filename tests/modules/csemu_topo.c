@@ -181,6 +181,70 @@ static int csemu_leave_running(struct csemu_sink *k)
 	return 0;
 }
 
+/*
+ * Qualcomm MSM8916 (Snapdragon 410), as arch/arm64/boot/dts/qcom/
+ * msm8916.dtsi (linux 6.1) describes it: the four Cortex-A53 ETMs into
+ * the APSS funnel (funnel@841000, slave ports 0..3), that into funnel0
+ * (funnel@821000, port 4; the STM on port 7 is not emulated), the ETF
+ * (etf@825000), the replicator (replicator@824000) whose master port 0
+ * goes to the ETR (etr@826000, no arm,scatter-gather: a flat buffer;
+ * SoC-600 pointer behaviour, our choice: the DT does not say) and port
+ * 1 to the TPIU (not emulated). The ETMs are described with
+ * arm,coresight-loses-context-with-cpu there; the emulated cores never
+ * power down, so it changes nothing here.
+ */
+static const char * const csemu_msm8916_etms[] = {
+	"etm@85c000", "etm@85d000", "etm@85e000", "etm@85f000",
+};
+
+enum { MSM_ETR, MSM_ETF, MSM_NR_SINKS };
+enum { MSM_APSS, MSM_FUNNEL0, MSM_REPL, MSM_NR_LINKS };
+
+static int csemu_build_msm8916(void)
+{
+	static const char * const sinks[] = { "etr@826000", "etf@825000" };
+	static const char * const links[] = {
+		"funnel@841000", "funnel@821000", "replicator@824000",
+	};
+	struct csemu_comp *l[MSM_NR_LINKS], *k[MSM_NR_SINKS];
+	unsigned int i, cpu, n = 0;
+	int ret;
+
+	for (i = 0; i < MSM_NR_SINKS; i++) {
+		struct csemu_sink *t = &csemu.sinks[i];
+		struct tb_cs_desc *d;
+
+		ret = csemu_sink_init(t, i, i == MSM_ETR ? TRACEBUF_CS_SINK_ETR :
+				      TRACEBUF_CS_SINK_ETF, sinks[i]);
+		if (ret)
+			return ret;
+		t->sg_ok = false;	/* no arm,scatter-gather: DEVID.NOSCAT */
+		d = csemu_describe(&t->c, TB_CS_KIND_TMC);
+		d->c.dev = &t->pdev->dev;
+		k[i] = &t->c;
+	}
+	for (i = 0; i < MSM_NR_LINKS; i++) {
+		csemu_link_init(&csemu.links[i], i == MSM_REPL ? CSEMU_KIND_REPL :
+				CSEMU_KIND_FUNNEL, links[i]);
+		l[i] = &csemu.links[i].c;
+	}
+	for_each_possible_cpu(cpu) {
+		struct csemu_etm *e = &csemu.etms[cpu];
+
+		csemu_etm_init(e, cpu);
+		strscpy(e->c.name, csemu_msm8916_etms[n], sizeof(e->c.name));
+		csemu_describe(&e->c, TB_CS_KIND_ETM)->cpu = cpu;
+		csemu_wire(&e->c, 0, l[MSM_APSS], n);
+		n++;
+	}
+	csemu_wire(l[MSM_APSS], 0, l[MSM_FUNNEL0], 4);
+	csemu_wire(l[MSM_FUNNEL0], 0, k[MSM_ETF], 0);
+	csemu_wire(k[MSM_ETF], 0, l[MSM_REPL], 0);
+	csemu_wire(l[MSM_REPL], 0, k[MSM_ETR], 0);
+	/* Replicator port 1: the TPIU, not emulated. */
+	return 0;
+}
+
 /* shared: every ETM straight into sink 0; percpu: ETM i into sink i. */
 static int csemu_build_flat(void)
 {
@@ -223,6 +287,15 @@ int csemu_build(void)
 		csemu.nr_sinks = JUNO_NR_SINKS;
 		csemu.nr_links = JUNO_NR_LINKS;
 		break;
+	case CSEMU_TOPO_MSM8916:
+		if (num_possible_cpus() > ARRAY_SIZE(csemu_msm8916_etms)) {
+			pr_err("tb_csemu: topology=msm8916 has 4 ETMs, this guest %u CPUs\n",
+			       num_possible_cpus());
+			return -EINVAL;
+		}
+		csemu.nr_sinks = MSM_NR_SINKS;
+		csemu.nr_links = MSM_NR_LINKS;
+		break;
 	case CSEMU_TOPO_PERCPU:
 		csemu.nr_sinks = nr_cpu_ids;
 		break;
@@ -244,7 +317,17 @@ int csemu_build(void)
 			return ret;
 		csemu.driver_registered = true;
 	}
-	ret = csemu.topo == CSEMU_TOPO_JUNO ? csemu_build_juno() : csemu_build_flat();
+	switch (csemu.topo) {
+	case CSEMU_TOPO_JUNO:
+		ret = csemu_build_juno();
+		break;
+	case CSEMU_TOPO_MSM8916:
+		ret = csemu_build_msm8916();
+		break;
+	default:
+		ret = csemu_build_flat();
+		break;
+	}
 	if (ret)
 		return ret;
 	for_each_possible_cpu(cpu)
