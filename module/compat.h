@@ -101,4 +101,59 @@ static inline void tb_unregister_syscore(struct tb_syscore *s)
 }
 #endif
 
+/*
+ * The kernel's CoreSight trace-ID allocator (coresight-trace-id.c, 6.4+,
+ * in coresight.ko, EXPORT_SYMBOL_GPL): taken at run time with
+ * symbol_get() when coresight.ko is loaded, so tracebuf needs nothing of
+ * it to load. The allocator is a plain ID map: it needs no path owned by
+ * the coresight core. tb_cs_kernel_ids_get() pins the module (-ENOENT:
+ * none here); tb_cs_kernel_ids_put() lets it go.
+ */
+struct tb_cs_kernel_ids {
+	int (*get)(int cpu);
+	void (*put)(int cpu);
+};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#include <linux/module.h>
+int coresight_trace_id_get_cpu_id(int cpu);
+void coresight_trace_id_put_cpu_id(int cpu);
+
+static inline int tb_cs_kernel_ids_get(struct tb_cs_kernel_ids *k)
+{
+	k->get = symbol_get(coresight_trace_id_get_cpu_id);
+	k->put = symbol_get(coresight_trace_id_put_cpu_id);
+	if (k->get && k->put)
+		return 0;
+	if (k->get)
+		symbol_put(coresight_trace_id_get_cpu_id);
+	if (k->put)
+		symbol_put(coresight_trace_id_put_cpu_id);
+	k->get = NULL;
+	k->put = NULL;
+	return -ENOENT;
+}
+
+static inline void tb_cs_kernel_ids_put(struct tb_cs_kernel_ids *k)
+{
+	if (!k->get)
+		return;
+	symbol_put(coresight_trace_id_get_cpu_id);
+	symbol_put(coresight_trace_id_put_cpu_id);
+	k->get = NULL;
+	k->put = NULL;
+}
+#else
+static inline int tb_cs_kernel_ids_get(struct tb_cs_kernel_ids *k)
+{
+	k->get = NULL;
+	k->put = NULL;
+	return -ENOENT;
+}
+
+static inline void tb_cs_kernel_ids_put(struct tb_cs_kernel_ids *k)
+{
+}
+#endif
+
 #endif /* _TRACEBUF_COMPAT_H */

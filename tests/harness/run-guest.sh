@@ -235,8 +235,12 @@ fi
 if [ "$arch" = arm64 ] && [ -d "$kroot/lib/modules/$kver/kernel" ]; then
 	# The result channel is a virtio console: bring its modules along
 	# (the debug kernel has them built in).
-	for m in drivers/virtio drivers/char; do
-		for f in $(cd "$kroot/lib/modules/$kver/kernel" && find $m -name 'virtio*.ko*'); do
+	# And the kernel's own CoreSight modules (with configfs, which
+	# coresight.ko needs): its trace-ID allocator, the drivers a
+	# component is handed over from.
+	for m in drivers/virtio drivers/char drivers/hwtracing/coresight fs/configfs; do
+		for f in $(cd "$kroot/lib/modules/$kver/kernel" && find $m \( -name 'virtio*.ko*' \
+				-o -name 'coresight*.ko*' -o -name 'configfs.ko*' \)); do
 			mkdir -p "$mods/kernel/$(dirname "$f")"
 			case "$f" in
 			*.xz) xz -dc "$kroot/lib/modules/$kver/kernel/$f" >"$mods/kernel/${f%.xz}" ;;
