@@ -46,7 +46,8 @@
  * pending count with xchg, so each lost record is reported exactly once:
  * records produced = records delivered + records lost.
  *
- * Wakeups go through irq_work, so NMI writers never touch a wait queue.
+ * Wakeups go through irq_work, so NMI writers never touch a wait queue;
+ * tb_ring_wakeup() says when a commit wakes.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -95,30 +96,100 @@ static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
 }
 
 /*
- * The wakeup condition shared by poll, read and the writers: unread data
- * at or above the watermark, or an every-N record not yet consumed. Both
- * are level-triggered: they hold until the consumer moves its tail.
+ * Readiness, for poll, read and the writers alike: the record at the tail
+ * is committed (so a woken consumer always finds something to read), and
+ * either the unread bytes reach the watermark or an every-N record is not
+ * yet consumed. Level-triggered: it holds until the consumer moves its
+ * tail. The commit word is read from a page an mmap consumer may write:
+ * a scribbled word only makes that consumer's own poll wrong.
  */
-bool tb_ring_ready(struct tb_ring *rb)
+static bool tb_ring_readable_at(struct tb_ring *rb, u64 head, u64 tail)
+{
+	struct tracebuf_record *rec = rb->data + (tail & rb->mask);
+
+	if (head == tail)
+		return false;
+	if (head - tail < rb->watermark &&
+	    (s64)(atomic64_read(&rb->n_mark) - tail) <= 0)
+		return false;
+	return smp_load_acquire(&rec->commit) == tracebuf_commit_tag(tail);	/* (C) */
+}
+
+bool tb_ring_readable(struct tb_ring *rb)
+{
+	u64 head = atomic64_read(&rb->head);
+
+	return tb_ring_readable_at(rb, head, tb_ring_tail(rb, head));
+}
+
+/* How far ahead a level-mode wakeup disarms: beyond any tail for 2^62 bytes. */
+#define TB_DISARMED	(1ULL << 62)
+
+/*
+ * The wakeup policy, the only place that decides whether a commit wakes.
+ *
+ * A wakeup is worth its cost (an irq_work, a wait-queue walk, an epoll
+ * callback, a signal) only when it ends a sleep. So a writer wakes only
+ * when the ring is readable (tb_ring_readable_at()) and armed: the tail is
+ * at or past wake_at. Waking moves wake_at ahead with a cmpxchg, so of
+ * several writers that find the ring ready one wakes, and the others see
+ * it disarmed. Who re-arms depends on who waits:
+ *
+ *  - poll, select, level-triggered epoll and blocking read re-arm in
+ *    tb_ring_arm(), when they find the ring not readable and are about to
+ *    sleep; the wakeup disarms for good (TB_DISARMED). A consumer that
+ *    never sleeps is never woken, however fast records come.
+ *  - SIGIO and edge-triggered epoll are not seen sleeping: the consumer
+ *    drains and sleeps without asking us. The wakeup then arms again once
+ *    the tail passes the head it was sent at, so the next one needs the
+ *    readiness to come back after that: at most one per data_watermark
+ *    bytes or per wakeup_events records.
+ *
+ * This is BPF's ring buffer idea (kernel/bpf/ringbuf.c,
+ * bpf_ringbuf_commit(): wake only when the consumer has caught up with the
+ * committed record) made exact for sleepers, and perf's watermark and
+ * wakeup_events (kernel/events/ring_buffer.c) kept as the readiness.
+ */
+static void tb_ring_wakeup(struct tb_ring *rb)
+{
+	enum tb_waiters w;
+	u64 head, tail, at;
+
+	/*
+	 * (W) The commit (B) and n_mark before the loads of the wait queue
+	 * and wake_at; pairs with (P) in tb_ring_arm(): either the arming
+	 * consumer sees this record, or this writer sees it armed.
+	 */
+	smp_mb();
+	w = rb->ops->waiters(rb->s);
+	if (w == TB_WAIT_NONE)
+		return;
+	at = atomic64_read(&rb->wake_at);
+	head = atomic64_read(&rb->head);
+	tail = tb_ring_tail(rb, head);
+	do {
+		if ((s64)(tail - at) < 0 || !tb_ring_readable_at(rb, head, tail))
+			return;
+	} while (!atomic64_try_cmpxchg(&rb->wake_at, &at,
+				       w == TB_WAIT_EDGE ? head : tail + TB_DISARMED));
+	irq_work_queue(&rb->wakeup_work);
+}
+
+/*
+ * A consumer about to sleep (poll, blocking read): readable now? If not,
+ * arm the wakeup. Called after the consumer is on the wait queue.
+ */
+bool tb_ring_arm(struct tb_ring *rb)
 {
 	u64 head = atomic64_read(&rb->head);
 	u64 tail = tb_ring_tail(rb, head);
 
-	if (head == tail)
-		return false;
-	if (head - tail >= rb->watermark)
+	if (tb_ring_readable_at(rb, head, tail))
 		return true;
-	return (s64)(atomic64_read(&rb->n_mark) - tail) > 0;
-}
-
-/* Ready, and the record at the tail is committed: read() can make progress. */
-bool tb_ring_readable(struct tb_ring *rb)
-{
-	u64 tail = atomic64_read(&rb->tail);
-	struct tracebuf_record *rec = rb->data + (tail & rb->mask);
-
-	return tb_ring_ready(rb) &&
-	       smp_load_acquire(&rec->commit) == tracebuf_commit_tag(tail);	/* (C) */
+	atomic64_set(&rb->wake_at, tail);
+	/* (P) The arm before the re-check; pairs with (W) in tb_ring_wakeup(). */
+	smp_mb();
+	return tb_ring_readable(rb);
 }
 
 static void tb_ring_wakeup_work(struct irq_work *work)
@@ -150,7 +221,9 @@ void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear)
  */
 void tb_ring_kick(struct tb_ring *rb)
 {
-	if (rb->ops->has_waiters(rb->s))
+	/* What made it ready before the wait-queue check; pairs with the sleeper's set_current_state(). */
+	smp_mb();
+	if (rb->ops->waiters(rb->s) != TB_WAIT_NONE)
 		irq_work_queue(&rb->wakeup_work);
 }
 
@@ -163,17 +236,6 @@ static void tb_ring_mark(struct tb_ring *rb, u64 end)
 		;
 }
 
-/* After a commit: decide whether anyone must be woken. */
-static void tb_ring_maybe_wakeup(struct tb_ring *rb, struct tracebuf_wr *wr,
-				 bool counts)
-{
-	if (counts && rb->wakeup_events &&
-	    !(atomic_inc_return(&rb->events) % rb->wakeup_events))
-		tb_ring_mark(rb, wr->pos + wr->size);
-	/* Only when someone sleeps in poll/read or SIGIO is armed. */
-	if (rb->ops->has_waiters(rb->s) && tb_ring_ready(rb))
-		irq_work_queue(&rb->wakeup_work);
-}
 
 static void tb_rec_init(struct tracebuf_record *rec, u16 type, u32 size, u16 flags)
 {
@@ -270,7 +332,10 @@ void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
 		tb_publish(&rb->written, &rb->ctl->records_written);
 	}
 	tb_ring_publish_head(rb);
-	tb_ring_maybe_wakeup(rb, wr, counts);
+	if (counts && rb->wakeup_events &&
+	    !(atomic_inc_return(&rb->events) % rb->wakeup_events))
+		tb_ring_mark(rb, wr->pos + wr->size);
+	tb_ring_wakeup(rb);
 }
 EXPORT_SYMBOL_GPL(tracebuf_commit);
 

@@ -105,7 +105,7 @@ static int tb_pick_backend(const char *name, const struct cpumask *cpus,
 }
 
 static const struct tb_ring_ops tb_session_ring_ops = {
-	.has_waiters	= tb_session_has_waiters,
+	.waiters	= tb_session_waiters,
 	.wake		= tb_session_wake,
 };
 
@@ -717,8 +717,12 @@ ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
 			if (ret || nonblock || hup)
 				break;
 		}
-		/* Pairs with the smp_mb() in the waker's wq_has_sleeper(). */
-		ret = wait_event_interruptible(s->wq, tb_ring_readable(rb) ||
+		/*
+		 * On the wait queue first (prepare_to_wait_event()), then arm:
+		 * tb_ring_arm()'s barrier pairs with the writer's in
+		 * tb_ring_wakeup().
+		 */
+		ret = wait_event_interruptible(s->wq, tb_ring_arm(rb) ||
 					       READ_ONCE(s->hup));
 		if (ret)
 			break;
@@ -737,8 +741,15 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 	__poll_t events = 0;
 
 	poll_wait(file, &s->wq, wait);
+	/*
+	 * An edge-triggered epoll consumer sleeps without calling poll again:
+	 * from now on wakeups re-arm by themselves (tb_ring_wakeup()).
+	 */
+	if (wait && (poll_requested_events(wait) & EPOLLET) && !READ_ONCE(s->edge))
+		WRITE_ONCE(s->edge, true);
 	rb = tb_session_ring(s);
-	if (rb && (tb_ring_ready(rb) || tb_aux_ready(s)))
+	/* On the wait queue (above), so tb_ring_arm() may arm the wakeup. */
+	if (rb && (tb_ring_arm(rb) || tb_aux_ready(s)))
 		events |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(s->hup))
 		events |= EPOLLHUP;
@@ -747,10 +758,16 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 	return events;
 }
 
-bool tb_session_has_waiters(struct tb_session *s)
+/*
+ * Who waits, for the ring's wakeup policy. The caller has the full barrier
+ * that wq_has_sleeper() would add (pairing with the sleeper's
+ * set_current_state() and with tb_ring_arm()).
+ */
+enum tb_waiters tb_session_waiters(struct tb_session *s)
 {
-	/* wq_has_sleeper() has the smp_mb() pairing with the sleeper's. */
-	return wq_has_sleeper(&s->wq) || READ_ONCE(s->fasync);
+	if (READ_ONCE(s->fasync) || READ_ONCE(s->edge))
+		return TB_WAIT_EDGE;
+	return waitqueue_active(&s->wq) ? TB_WAIT_LEVEL : TB_WAIT_NONE;
 }
 
 /* From the ring's irq_work: hardirq context. */

@@ -743,14 +743,17 @@ struct tracebuf_user_marker {
  * After a hang-up (EPOLLHUP) read returns what is left, then 0. A session
  * uses either mmap or read(), not both: the other gets -EBUSY.
  *
- * poll(2): EPOLLIN|EPOLLRDNORM when unread data >= data_watermark, or
- * while the record that completed a group of wakeup_events records is
- * unread, or unread AUX >= aux_watermark (level-triggered: it holds until
- * the consumer moves its tail). With a read-only mapping the tail never
- * moves, so once the watermark is reached poll stays ready. EPOLLHUP when
- * the session can produce nothing more; EPOLLERR when it stopped on an
- * error. Wakeups are sent only while someone sleeps in poll/read or SIGIO
- * is armed (ctl->wakeups counts them).
+ * poll(2): EPOLLIN|EPOLLRDNORM when the record at the tail is committed
+ * and (unread data >= data_watermark, or the record that completed a group
+ * of wakeup_events records is unread), or unread AUX >= aux_watermark
+ * (level-triggered: it holds until the consumer moves its tail). With a
+ * read-only mapping the tail never moves, so once the watermark is reached
+ * poll stays ready. EPOLLHUP when the session can produce nothing more;
+ * EPOLLERR when it stopped on an error. Data wakeups are sent on
+ * transitions only: to a poll/select/level-epoll/read sleeper once per
+ * sleep, to SIGIO and EPOLLET consumers at most once per data_watermark
+ * bytes or wakeup_events records (docs/abi.md section 8; ctl->wakeups
+ * counts them).
  *
  * SIGIO: O_ASYNC with F_SETOWN or F_SETOWN_EX. With a signal chosen by
  * F_SETSIG, the siginfo has si_code POLL_IN and si_band POLLIN|POLLRDNORM

@@ -422,12 +422,34 @@ static long tbp_start(struct file *file, void __user *arg)
 	return 0;
 }
 
+/* RING_STATS: for tests that cannot see the control page (read() consumers). */
+static long tbp_ring_stats(void __user *uarg)
+{
+	struct tbp_ring_stats rs;
+	struct tb_ring *rb;
+
+	if (copy_from_user(&rs, uarg, sizeof(rs)))
+		return -EFAULT;
+	if (rs.reserved)
+		return -EINVAL;
+	rb = tracebuf_ring_get(rs.fd);	/* holds the file until the put */
+	if (IS_ERR(rb))
+		return PTR_ERR(rb);
+	rs.wakeups = atomic64_read(&rb->wakeups);
+	rs.written = atomic64_read(&rb->written);
+	rs.lost = atomic64_read(&rb->lost_total);
+	tracebuf_ring_put(rb);
+	return copy_to_user(uarg, &rs, sizeof(rs)) ? -EFAULT : 0;
+}
+
 static long tbp_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	struct tbp_stats st;
 	long ret = 0;
 
+	if (cmd == TBP_IOC_RING_STATS)
+		return tbp_ring_stats(uarg);
 	mutex_lock(&tbp.lock);
 	switch (cmd) {
 	case TBP_IOC_START:

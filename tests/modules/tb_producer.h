@@ -50,8 +50,18 @@ struct tbp_stats {
 	__u32	cpu_online;
 };
 
+/* The kernel's own counters of any session's ring (RING_STATS). */
+struct tbp_ring_stats {
+	__s32	fd;		/* in: an open /dev/tracebuf with a data ring */
+	__u32	reserved;	/* 0 */
+	__u64	wakeups;	/* wakeups the ring sent (its irq_work ran) */
+	__u64	written;	/* committed records, LOST excluded */
+	__u64	lost;		/* records that did not fit */
+};
+
 #define TBP_IOC_START	_IOW('p', 1, struct tbp_start)
 #define TBP_IOC_WAIT	_IOR('p', 2, struct tbp_stats)	/* until done */
 #define TBP_IOC_STOP	_IOR('p', 3, struct tbp_stats)	/* stop now */
+#define TBP_IOC_RING_STATS _IOWR('p', 4, struct tbp_ring_stats)
 
 #endif /* _TB_PRODUCER_H */
