@@ -237,13 +237,15 @@ static void tb_ring_mark(struct tb_ring *rb, u64 end)
 }
 
 
-static void tb_rec_init(struct tracebuf_record *rec, u16 type, u32 size, u16 flags)
+static void tb_rec_init(struct tb_ring *rb, struct tracebuf_record *rec, u16 type,
+			u32 size, u16 flags)
 {
 	rec->hdr.size = size;
 	rec->hdr.type = type;
 	rec->hdr.flags = flags;
 	rec->cpu = raw_smp_processor_id();
-	rec->time = ktime_get_mono_fast_ns();	/* NMI-safe CLOCK_MONOTONIC */
+	/* NMI-safe CLOCK_MONOTONIC, unless SETUP asked for no time. */
+	rec->time = rb->no_time ? 0 : ktime_get_mono_fast_ns();
 }
 
 static void tb_rec_commit(struct tracebuf_record *rec, u64 pos)
@@ -254,6 +256,63 @@ static void tb_rec_commit(struct tracebuf_record *rec, u64 pos)
 static void tb_ring_publish_head(struct tb_ring *rb)
 {
 	tb_publish(&rb->head, &rb->ctl->data_head);	/* (E) */
+}
+
+/* A record size the ring can hold, with room for a LOST record. */
+static bool tb_size_ok(struct tb_ring *rb, u32 size)
+{
+	return size >= sizeof(struct tracebuf_record) && size + TB_LOST_SIZE <= rb->size;
+}
+
+/* Count n records that did not fit: the next LOST record reports them. */
+static void tb_ring_lose(struct tb_ring *rb, u32 n)
+{
+	atomic64_add(n, &rb->lost_pending);
+	atomic64_add(n, &rb->lost_total);
+	tb_publish(&rb->lost_total, &rb->ctl->records_lost);
+}
+
+/*
+ * Reserve up to n records of size bytes in one cmpxchg of the head, after
+ * a LOST record if losses are pending. Returns how many fit (0..n); the
+ * rest are counted lost. *pos is the first record's position.
+ */
+static u32 tb_ring_reserve(struct tb_ring *rb, u32 size, u32 n, u64 *pos)
+{
+	u64 head, need, room, lost;
+	u32 k;
+
+	head = atomic64_read(&rb->head);
+	do {
+		lost = atomic64_read(&rb->lost_pending);
+		need = lost ? TB_LOST_SIZE : 0;
+		/* A tail rewound to an older valid one can make this exceed the size. */
+		room = head - tb_ring_tail(rb, head);
+		room = room < rb->size ? rb->size - room : 0;
+		if (room < need + size) {
+			tb_ring_lose(rb, n);
+			return 0;
+		}
+		k = n == 1 ? 1 : min_t(u64, n, div_u64(room - need, size));
+	} while (!atomic64_try_cmpxchg(&rb->head, &head, head + need + (u64)k * size));
+	if (k < n)
+		tb_ring_lose(rb, n - k);
+
+	if (lost) {
+		struct tracebuf_rec_lost *l = rb->data + (head & rb->mask);
+		/* Claim what is pending now; another writer may have got it. */
+		u64 c = atomic64_xchg(&rb->lost_pending, 0);
+
+		tb_rec_init(rb, &l->r, TRACEBUF_REC_LOST, TB_LOST_SIZE,
+			    c ? 0 : TRACEBUF_REC_F_DISCARD);
+		l->count = c;
+		l->reason = TRACEBUF_LOST_RING_FULL;
+		l->flags = 0;
+		tb_rec_commit(&l->r, head);
+		head += TB_LOST_SIZE;
+	}
+	*pos = head;
+	return k;
 }
 
 /**
@@ -274,67 +333,84 @@ static void tb_ring_publish_head(struct tb_ring *rb)
  */
 int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr *wr)
 {
-	u64 head, need, lost;
-
-	/* Until tracebuf_commit(): see above. */
-	lockdep_assert_preemption_disabled();
-	size = round_up(size, 8);
-	if (size < sizeof(struct tracebuf_record) || size + TB_LOST_SIZE > rb->size)
-		return -EINVAL;
-
-	head = atomic64_read(&rb->head);
-	do {
-		lost = atomic64_read(&rb->lost_pending);
-		need = size + (lost ? TB_LOST_SIZE : 0);
-		if (head + need - tb_ring_tail(rb, head) > rb->size) {
-			atomic64_inc(&rb->lost_pending);
-			atomic64_inc(&rb->lost_total);
-			tb_publish(&rb->lost_total, &rb->ctl->records_lost);
-			return -ENOSPC;
-		}
-	} while (!atomic64_try_cmpxchg(&rb->head, &head, head + need));
-
-	if (lost) {
-		struct tracebuf_rec_lost *l = rb->data + (head & rb->mask);
-		/* Claim what is pending now; another writer may have got it. */
-		u64 n = atomic64_xchg(&rb->lost_pending, 0);
-
-		tb_rec_init(&l->r, TRACEBUF_REC_LOST, TB_LOST_SIZE,
-			    n ? 0 : TRACEBUF_REC_F_DISCARD);
-		l->count = n;
-		l->reason = TRACEBUF_LOST_RING_FULL;
-		l->flags = 0;
-		tb_rec_commit(&l->r, head);
-		head += TB_LOST_SIZE;
-	}
-
-	wr->pos = head;
-	wr->rec = rb->data + (head & rb->mask);
-	wr->size = size;
-	wr->flags = 0;
-	tb_rec_init(wr->rec, type, size, 0);
-	return 0;
+	if (tracebuf_reserve_batch(rb, type, size, 1, wr))
+		return 0;
+	return tb_size_ok(rb, round_up(size, 8)) ? -ENOSPC : -EINVAL;
 }
 EXPORT_SYMBOL_GPL(tracebuf_reserve);
 
 /**
- * tracebuf_commit - make a reserved record visible to the consumer
+ * tracebuf_reserve_batch - reserve room for several records at once
  * @rb: the ring
- * @wr: the reservation
+ * @type: enum tracebuf_rec_type of every record
+ * @size: bytes of each record, struct tracebuf_record included
+ * @n: records wanted
+ * @wr: filled with the first record, its position and the count
+ *
+ * For a writer that has many records to write at once: one atomic
+ * operation on the shared head for all of them instead of one each. The
+ * records are back to back, wr->size bytes apart (record i at
+ * (void *)wr->rec + i * wr->size), each contiguous, prefixes filled in.
+ * Returns how many were reserved (wr->count), possibly fewer than n when
+ * the ring is nearly full: the rest are counted lost, as by
+ * tracebuf_reserve(). 0 (all n lost, or a size the ring can never hold)
+ * leaves nothing to commit. The same context rules as tracebuf_reserve();
+ * tracebuf_commit() commits them all.
+ */
+u32 tracebuf_reserve_batch(struct tb_ring *rb, u16 type, u32 size, u32 n,
+			   struct tracebuf_wr *wr)
+{
+	u32 i, k;
+	u64 pos;
+
+	/* Until tracebuf_commit(): see tracebuf_reserve(). */
+	lockdep_assert_preemption_disabled();
+	size = round_up(size, 8);
+	if (!tb_size_ok(rb, size) || !n)
+		return 0;
+	k = tb_ring_reserve(rb, size, n, &pos);
+	wr->pos = pos;
+	wr->rec = rb->data + (pos & rb->mask);
+	wr->size = size;
+	wr->flags = 0;
+	wr->count = k;
+	for (i = 0; i < k; i++)
+		tb_rec_init(rb, (void *)wr->rec + i * size, type, size, 0);
+	return k;
+}
+EXPORT_SYMBOL_GPL(tracebuf_reserve_batch);
+
+/* The every-N mark, for k records ending at end: each N-th is a mark. */
+static void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
+{
+	u32 n = rb->wakeup_events, k = wr->count;
+	u32 after = atomic_add_return(k, &rb->events);
+	u32 last = after - after % n;	/* the latest multiple of n */
+
+	/* The last N-th record among these k: mark its end. */
+	if (after - last < k)
+		tb_ring_mark(rb, wr->pos + (u64)(k - (after - last)) * wr->size);
+}
+
+/**
+ * tracebuf_commit - make reserved records visible to the consumer
+ * @rb: the ring
+ * @wr: the reservation (one record, or a batch's wr->count records)
  */
 void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
 	bool counts = !(wr->flags & TRACEBUF_REC_F_DISCARD);
+	u32 i;
 
-	tb_rec_commit(wr->rec, wr->pos);
+	for (i = 0; i < wr->count; i++)
+		tb_rec_commit((void *)wr->rec + i * wr->size, wr->pos + (u64)i * wr->size);
 	if (counts) {
-		atomic64_inc(&rb->written);
+		atomic64_add(wr->count, &rb->written);
 		tb_publish(&rb->written, &rb->ctl->records_written);
+		if (rb->wakeup_events)
+			tb_ring_count_events(rb, wr);
 	}
 	tb_ring_publish_head(rb);
-	if (counts && rb->wakeup_events &&
-	    !(atomic_inc_return(&rb->events) % rb->wakeup_events))
-		tb_ring_mark(rb, wr->pos + wr->size);
 	tb_ring_wakeup(rb);
 }
 EXPORT_SYMBOL_GPL(tracebuf_commit);
@@ -349,8 +425,11 @@ EXPORT_SYMBOL_GPL(tracebuf_commit);
  */
 void tracebuf_discard(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
+	u32 i;
+
 	wr->flags |= TRACEBUF_REC_F_DISCARD;
-	wr->rec->hdr.flags = wr->flags;
+	for (i = 0; i < wr->count; i++)
+		((struct tracebuf_record *)((void *)wr->rec + i * wr->size))->hdr.flags = wr->flags;
 	tracebuf_commit(rb, wr);
 }
 EXPORT_SYMBOL_GPL(tracebuf_discard);
@@ -399,7 +478,8 @@ ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
 }
 
 struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,
-			      u64 size, int node, u64 watermark, u32 wakeup_events)
+			      u64 size, int node, u64 watermark, u32 wakeup_events,
+			      u32 setup_flags)
 {
 	unsigned int i, n = size >> PAGE_SHIFT;
 	struct page **map;
@@ -414,6 +494,7 @@ struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *op
 	rb->mask = size - 1;
 	rb->watermark = watermark ? watermark : size / 2;
 	rb->wakeup_events = wakeup_events;
+	rb->no_time = setup_flags & TRACEBUF_SETUP_F_NO_TIME;
 	init_irq_work(&rb->wakeup_work, tb_ring_wakeup_work);
 
 	/* __GFP_ACCOUNT: the memory cgroup sees what a session pins. */

@@ -42,6 +42,7 @@ struct tb_ring {
 	u32 wakeup_events;		/* wake every N records (0: off) */
 	/* Set once the consumer owns data_tail (writable mmap). */
 	bool honour_tail;
+	bool no_time;			/* TRACEBUF_SETUP_F_NO_TIME: time is 0 */
 	/*
 	 * The kernel's copy of ctl->flags (TRACEBUF_CTL_F_*): changed from
 	 * process and IRQ context, so by cmpxchg, and never read back from
@@ -84,12 +85,14 @@ struct tracebuf_wr {
 	struct tracebuf_record *rec;	/* contiguous, size bytes */
 	u64 pos;			/* stream position of the record */
 	u32 size;			/* rec->hdr.size, rounded up to 8 */
+	u32 count;			/* records reserved: 1, or a batch's */
 	u16 flags;			/* rec->hdr.flags */
 };
 
 /* ring.c */
 struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,
-			      u64 size, int node, u64 watermark, u32 wakeup_events);
+			      u64 size, int node, u64 watermark, u32 wakeup_events,
+			      u32 setup_flags);
 void tb_ring_free(struct tb_ring *rb);
 bool tb_ring_readable(struct tb_ring *rb);
 bool tb_ring_arm(struct tb_ring *rb);
@@ -100,6 +103,8 @@ void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear);
 /* The writer API, for any context including NMI. */
 int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size,
 		     struct tracebuf_wr *wr);
+u32 tracebuf_reserve_batch(struct tb_ring *rb, u16 type, u32 size, u32 n,
+			   struct tracebuf_wr *wr);
 void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr);
 void tracebuf_discard(struct tb_ring *rb, struct tracebuf_wr *wr);
 

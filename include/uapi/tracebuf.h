@@ -150,7 +150,7 @@ enum tracebuf_target {
  */
 struct tracebuf_setup {
 	__u32	size;			/* sizeof(struct tracebuf_setup) */
-	__u32	flags;			/* none defined yet: must be 0 */
+	__u32	flags;			/* TRACEBUF_SETUP_F_*; others must be 0 */
 	__u32	target;			/* enum tracebuf_target */
 	__u32	cpu;			/* TRACEBUF_TARGET_CPU */
 	__u64	cpuset_ptr;		/* TRACEBUF_TARGET_CPUSET */
@@ -164,6 +164,14 @@ struct tracebuf_setup {
 };
 
 #define TRACEBUF_SETUP_SIZE_VER0	104
+
+/*
+ * tracebuf_setup.flags (opt-in; a kernel without one refuses it, -EINVAL).
+ * NO_TIME: every record's time is 0; writers skip reading the clock (a
+ * ring for which the order of records is enough). Records keep their
+ * layout.
+ */
+#define TRACEBUF_SETUP_F_NO_TIME	(1U << 0)
 #define TRACEBUF_DATA_SIZE_MAX		(1ULL << 30)
 
 #define TRACEBUF_IOC_SETUP \
@@ -570,7 +578,7 @@ struct tracebuf_cfg_keys {
  * tracebuf_commit_tag() of its position (bytes from the start of the
  * stream), so stale bytes of an earlier lap are not taken for a record.
  * time: CLOCK_MONOTONIC nanoseconds (ktime_get_mono_fast_ns); compare with
- * clock_gettime(CLOCK_MONOTONIC) in userspace.
+ * clock_gettime(CLOCK_MONOTONIC) in userspace. 0 with TRACEBUF_SETUP_F_NO_TIME.
  */
 struct tracebuf_rec_header {
 	__u32	size;			/* bytes, this header included */
@@ -715,8 +723,9 @@ enum tracebuf_test_context {
  *
  * Errors: -EFAULT; -EINVAL (size < VER0, flags or reserved not zero,
  * len > TRACEBUF_USER_MARKER_MAX, or a record too large for this ring);
- * -E2BIG; -ENXIO (no data ring yet); -ENOMEM; -ENOSPC (the ring is full:
- * the marker is counted as lost).
+ * -E2BIG; -ENXIO (no data ring yet); -ENOSPC (the ring is full: the
+ * marker is counted as lost). The data is copied straight into the
+ * record; on -EFAULT a DISCARD record may take its space.
  */
 struct tracebuf_user_marker {
 	__u32	size;

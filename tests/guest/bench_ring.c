@@ -11,7 +11,10 @@
  *   perfbuf  the same program with bpf_perf_event_output() (one 512 KiB
  *            ring per CPU, as BPF's bench)
  *   tracebuf tb_bench.ko's probe on the same tracepoint:
- *            tracebuf_reserve() + 8-byte stores + tracebuf_commit()
+ *            tracebuf_reserve() + 8-byte stores + tracebuf_commit(), or
+ *            tracebuf_reserve_batch() for several records per call; the
+ *            session is set up with TRACEBUF_SETUP_F_NO_TIME (BPF's
+ *            records carry no time either)
  *   marker   TRACEBUF_IOC_USER_MARKER from the producer threads instead of
  *            getpgid (one record per system call)
  *
@@ -511,7 +514,9 @@ static int setup_pb(struct run *r)
 
 static int setup_tb(struct run *r)
 {
-	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU };
+	/* No timestamps: BPF's records carry none either. */
+	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU,
+				     .flags = TRACEBUF_SETUP_F_NO_TIME };
 	struct tbb_start st = { .tgid = getpid(), .nr = __NR_getpgid,
 				.size = sizeof(struct tracebuf_record) + r->payload,
 				.batch = r->row->batch };

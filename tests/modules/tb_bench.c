@@ -4,8 +4,11 @@
  * comparison with the BPF ring buffer and the perf buffer. A probe on the
  * sys_enter tracepoint (the one BPF's raw_tracepoint programs attach to)
  * writes 'batch' records per matching system call through the writer API,
- * the way a BPF program calls bpf_ringbuf_reserve()/bpf_ringbuf_submit().
- * The payload is written with 8-byte stores, as the BPF programs do.
+ * the way a BPF program calls bpf_ringbuf_reserve()/bpf_ringbuf_submit():
+ * one tracebuf_reserve() per record, or for several records per call one
+ * tracebuf_reserve_batch() (what a producer with many records does; a BPF
+ * program has no such call). The payload is written with 8-byte stores,
+ * as the BPF programs do.
  *
  * One run at a time, owned by the file that started it. Tracepoint probes
  * run with preemption disabled (__DO_TRACE in include/linux/tracepoint.h),
@@ -37,29 +40,47 @@ static struct {
 	struct tbb_pcpu __percpu *pc;
 } tbb;
 
+static void tbb_fill(struct tracebuf_wr *wr, u32 n, u32 words)
+{
+	u32 i, w;
+
+	for (i = 0; i < n; i++) {
+		u64 *p = (void *)wr->rec + i * wr->size + sizeof(struct tracebuf_record);
+
+		for (w = 0; w < words; w++)
+			p[w] = i;
+	}
+}
+
 static void tbb_probe(void *data, struct pt_regs *regs, long id)
 {
 	struct tb_ring *rb = tbb.rb;
 	struct tbb_pcpu *pc;
 	struct tracebuf_wr wr;
-	u32 i, w, words;
-	u64 *p;
+	u32 k, words;
 
 	if (id != tbb.cfg.nr || current->tgid != tbb.cfg.tgid)
 		return;
 	pc = this_cpu_ptr(tbb.pc);
 	words = (tbb.cfg.size - sizeof(struct tracebuf_record)) / 8;
 	pc->produced += tbb.cfg.batch;
-	for (i = 0; i < tbb.cfg.batch; i++) {
-		if (tracebuf_reserve(rb, TRACEBUF_REC_TEST, tbb.cfg.size, &wr)) {
-			pc->dropped++;
-			continue;
+	if (tbb.cfg.batch > 1) {
+		/* Many records per call: one reservation for all of them. */
+		k = tracebuf_reserve_batch(rb, TRACEBUF_REC_TEST, tbb.cfg.size,
+					   tbb.cfg.batch, &wr);
+		pc->dropped += tbb.cfg.batch - k;
+		if (k) {
+			tbb_fill(&wr, k, words);
+			tracebuf_commit(rb, &wr);
 		}
-		p = (u64 *)(wr.rec + 1);
-		for (w = 0; w < words; w++)
-			p[w] = i;
-		tracebuf_commit(rb, &wr);
+		return;
 	}
+	if (tracebuf_reserve(rb, TRACEBUF_REC_TEST, tbb.cfg.size, &wr)) {
+		pc->dropped++;
+		return;
+	}
+	tbb_fill(&wr, 1, words);
+	tracebuf_commit(rb, &wr);
 }
 
 static void tbb_find(struct tracepoint *tp, void *priv)

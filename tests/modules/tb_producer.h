@@ -38,6 +38,8 @@ struct tbp_start {
 
 /* The task context writes a batch per period_ns too (default: flat out). */
 #define TBP_F_PACE_TASK	(1U << 0)
+/* Each context writes its batch with one tracebuf_reserve_batch(). */
+#define TBP_F_BATCH	(1U << 1)
 
 struct tbp_stats {
 	__u64	attempted[TBP_NR_CTX];
