@@ -123,7 +123,7 @@ bool tb_ring_readable(struct tb_ring *rb)
 }
 
 /* How far ahead a level-mode wakeup disarms: beyond any tail for 2^62 bytes. */
-#define TB_DISARMED	(1ULL << 62)
+#define TB_DISARMED	BIT_ULL(62)
 
 /*
  * The wakeup policy, the only place that decides whether a commit wakes.
@@ -221,7 +221,10 @@ void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear)
  */
 void tb_ring_kick(struct tb_ring *rb)
 {
-	/* What made it ready before the wait-queue check; pairs with the sleeper's set_current_state(). */
+	/*
+	 * What made it ready before the wait-queue check; pairs with the
+	 * sleeper's set_current_state().
+	 */
 	smp_mb();
 	if (rb->ops->waiters(rb->s) != TB_WAIT_NONE)
 		irq_work_queue(&rb->wakeup_work);
@@ -235,7 +238,6 @@ static void tb_ring_mark(struct tb_ring *rb, u64 end)
 	while ((s64)(end - old) > 0 && !atomic64_try_cmpxchg(&rb->n_mark, &old, end))
 		;
 }
-
 
 static void tb_rec_init(struct tb_ring *rb, struct tracebuf_record *rec, u16 type,
 			u32 size, u16 flags)

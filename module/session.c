@@ -770,6 +770,7 @@ enum tb_waiters tb_session_waiters(struct tb_session *s)
 {
 	if (READ_ONCE(s->fasync) || READ_ONCE(s->edge))
 		return TB_WAIT_EDGE;
+	/* No smp_mb() of its own: the caller's (W) orders it (see above). */
 	return waitqueue_active(&s->wq) ? TB_WAIT_LEVEL : TB_WAIT_NONE;
 }
 
@@ -798,12 +799,13 @@ static int tb_marker_write(struct tb_ring *rb, const struct tracebuf_user_marker
 	preempt_disable();
 	ret = tracebuf_reserve(rb, TRACEBUF_REC_USER, sizeof(*u) + m->len, &wr);
 	if (!ret) {
+		const void __user *src = u64_to_user_ptr(m->data_ptr);
+
 		u = (struct tracebuf_rec_user *)wr.rec;
 		u->cookie = m->cookie;
 		u->len = m->len;
 		u->reserved = 0;
-		if (m->len && __copy_from_user_inatomic(u + 1, u64_to_user_ptr(m->data_ptr),
-							 m->len))
+		if (m->len && __copy_from_user_inatomic(u + 1, src, m->len))
 			ret = -EFAULT;
 		if (ret)
 			tracebuf_discard(rb, &wr);
