@@ -168,7 +168,15 @@ static void tb_ring_wakeup(struct tb_ring *rb)
 	head = atomic64_read(&rb->head);
 	tail = tb_ring_tail(rb, head);
 	do {
-		if ((s64)(tail - at) < 0 || !tb_ring_readable_at(rb, head, tail))
+		/*
+		 * Armed: the tail reached wake_at. In edge mode a wake_at past
+		 * the head is a level-mode disarm from before SIGIO or EPOLLET
+		 * came: armed too.
+		 */
+		if ((s64)(tail - at) < 0 &&
+		    (w != TB_WAIT_EDGE || (s64)(at - head) <= 0))
+			return;
+		if (!tb_ring_readable_at(rb, head, tail))
 			return;
 	} while (!atomic64_try_cmpxchg(&rb->wake_at, &at,
 				       w == TB_WAIT_EDGE ? head : tail + TB_DISARMED));
