@@ -167,6 +167,39 @@ static void sigio(int with_setsig)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+/*
+ * A consumer that slept in poll (a level-mode wakeup disarms until the
+ * next poll), then turns SIGIO on: the next readiness is signalled.
+ */
+static void sigio_after_poll(void)
+{
+	struct tracebuf_session s;
+	struct poller p = { .s = &s };
+	struct timespec ts = { .tv_sec = 5 };
+	int signo = SIGRTMIN + 3, ret;
+	pthread_t th;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, signo);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (session(&s, 4 * REC, 0))
+		return;
+	pthread_create(&th, NULL, poll_thread, &p);
+	usleep(100000);
+	markers(&s, 4);
+	pthread_join(th, NULL);
+	TBT_CHECK(p.ret == 1, "poller not woken: %d", p.ret);
+	consume(&s);
+	TBT_CHECK(tracebuf_sigio_enable(&s, signo, 0) == 0, "sigio_enable");
+	markers(&s, 4);
+	ret = sigtimedwait(&set, NULL, &ts);
+	TBT_CHECK(ret == signo, "no signal after a poll wakeup: %d (%s)", ret, strerror(errno));
+	tracebuf_sigio_disable(&s);
+	tracebuf_close(&s);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 /* ---- wakeups per 1000 records ---------------------------------------- */
 
 #define NREC	1000
@@ -362,6 +395,7 @@ int main(void)
 	every_n();
 	sigio(1);
 	sigio(0);
+	sigio_after_poll();
 
 	sigaction(SIGALRM, &sa, NULL);
 	/* Every thread blocks the counting signal: sigtimedwait takes it. */
