@@ -48,8 +48,9 @@
 #define WM_BYTES	(128 * 1024)
 #define NCPU_MAX	64
 
-enum ring { R_RB, R_PB, R_TB, R_MK, R_NR };
-static const char *const ring_name[R_NR] = { "ringbuf", "perfbuf", "tracebuf", "marker" };
+/* R_NONE: tb_bench's probe counting records and writing none (the ceiling). */
+enum ring { R_RB, R_PB, R_TB, R_MK, R_NONE, R_NR };
+static const char *const ring_name[R_NR] = { "ringbuf", "perfbuf", "tracebuf", "marker", "none" };
 
 /* Wakeup policies. */
 enum wake { W_OFF, W_DEFAULT, W_EVERY, W_WM };
@@ -408,6 +409,8 @@ static uint64_t drain(struct run *r)
 		return drain_rb(r);
 	case R_PB:
 		return drain_pb(r);
+	case R_NONE:
+		return 0;
 	default:
 		return drain_tb(r);
 	}
@@ -542,6 +545,8 @@ static int setup_tb(struct run *r)
 		ret = tracebuf_map(&r->s, RING, 0);
 	if (ret || r->ring == R_MK)
 		return ret;
+	if (r->ring == R_NONE)
+		st.flags = TBB_F_COUNT_ONLY;
 	r->bfd = open(TBB_DEVICE, O_RDWR);
 	st.fd = r->s.fd;
 	if (r->bfd < 0 || ioctl(r->bfd, TBB_IOC_START, &st))
@@ -570,6 +575,7 @@ static void totals(struct run *r, uint64_t *produced, uint64_t *dropped, int fin
 		*dropped = v[1];
 		break;
 	case R_TB:
+	case R_NONE:
 		if (final) {
 			struct tbb_stats st = { 0 };
 
@@ -577,6 +583,8 @@ static void totals(struct run *r, uint64_t *produced, uint64_t *dropped, int fin
 				  strerror(errno));
 			*produced = st.produced;
 			*dropped = st.dropped;
+			if (r->ring == R_NONE)	/* nothing written: all "consumed" */
+				r->consumed = st.produced;
 			TBT_CHECK(st.dropped == r->s.ctl->records_lost,
 				  "tb_bench dropped %llu, ring lost %llu",
 				  (unsigned long long)st.dropped,
@@ -676,7 +684,7 @@ static void one_run(int ri, int pi, enum ring ring)
 	out->lost += dropped;
 	out->produced += produced;
 	out->wakeups += r->wakeups;
-	if (ring == R_TB || ring == R_MK)
+	if (ring >= R_TB)
 		out->kwakeups += r->s.ctl->wakeups;
 	(void)t1;
 out:
@@ -697,7 +705,7 @@ out:
 		close(map);
 	if (r->bfd >= 0)
 		close(r->bfd);
-	if (ring == R_TB || ring == R_MK)
+	if (ring >= R_TB)
 		tracebuf_close(&r->s);
 	close(r->ep);
 	free(r);
@@ -746,14 +754,16 @@ static void table(void)
 			printf("\n");
 		}
 	}
-	printf("bench: ratios           tracebuf/ringbuf       tracebuf/perfbuf       marker/ringbuf\n");
+	printf("bench: ratios           tracebuf/ringbuf       tracebuf/perfbuf       marker/ringbuf"
+	       "         none/ringbuf (the ceiling: the probe writing nothing)\n");
 	for (ri = 0; ri < NROWS; ri++) {
 		printf("bench: %-29s p=%d b=%-3d", rows[ri].name,
 		       rows[ri].producers ? rows[ri].producers : 1, rows[ri].batch);
-		for (g = 0; g < 3; g++) {
+		for (g = 0; g < 4; g++) {
 			printf("  ");
 			for (pi = 0; pi < NPAY; pi++) {
-				double tb = median(&res[ri][pi][g == 2 ? R_MK : R_TB]);
+				double tb = median(&res[ri][pi][g == 3 ? R_NONE :
+								 g == 2 ? R_MK : R_TB]);
 				double peer = median(&res[ri][pi][g == 1 ? R_PB : R_RB]);
 
 				printf("%s%.2f", pi ? " / " : "", peer ? tb / peer : 0);

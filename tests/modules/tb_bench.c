@@ -64,6 +64,8 @@ static void tbb_probe(void *data, struct pt_regs *regs, long id)
 	pc = this_cpu_ptr(tbb.pc);
 	words = (tbb.cfg.size - sizeof(struct tracebuf_record)) / 8;
 	pc->produced += tbb.cfg.batch;
+	if (tbb.cfg.flags & TBB_F_COUNT_ONLY)
+		return;
 	if (tbb.cfg.batch > 1) {
 		/* Many records per call: one reservation for all of them. */
 		k = tracebuf_reserve_batch(rb, TRACEBUF_REC_TEST, tbb.cfg.size,
@@ -109,7 +111,7 @@ static long tbb_start(struct file *file, void __user *arg)
 
 	if (copy_from_user(&cfg, arg, sizeof(cfg)))
 		return -EFAULT;
-	if (cfg.reserved || !cfg.batch || cfg.batch > 10000 ||
+	if (cfg.flags & ~TBB_F_COUNT_ONLY || !cfg.batch || cfg.batch > 10000 ||
 	    cfg.size < sizeof(struct tracebuf_record) || cfg.size % 8 || cfg.size > 65536)
 		return -EINVAL;
 	if (tbb.rb)

@@ -20,8 +20,11 @@ struct tbb_start {
 	__s32	nr;		/* only this system call number */
 	__u32	size;		/* record size in bytes, prefix included */
 	__u32	batch;		/* records per system call */
-	__u32	reserved;	/* 0 */
+	__u32	flags;		/* TBB_F_* */
 };
+
+/* Count the records but write none: the cost of everything but the ring. */
+#define TBB_F_COUNT_ONLY	(1U << 0)
 
 struct tbb_stats {
 	__u64	produced;	/* records attempted */
