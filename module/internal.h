@@ -18,6 +18,7 @@
 #include <tracebuf.h>
 
 #include "compat.h"
+#include "ring.h"
 
 #define TB_NAME "tracebuf"
 
@@ -83,6 +84,8 @@ struct tb_session {
 	cpumask_var_t cpus;
 	struct list_head list;
 	bool hup;			/* can produce nothing more: EPOLLHUP */
+	/* Polled edge-triggered once (epoll EPOLLET): sticky, for wakeups. */
+	bool edge;
 
 	/* The AUX area: created by its first mmap, under lock (aux.c). */
 	struct tb_aux *aux;
@@ -137,7 +140,7 @@ ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
 			bool nonblock);
 __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 			 struct poll_table_struct *wait);
-bool tb_session_has_waiters(struct tb_session *s);
+enum tb_waiters tb_session_waiters(struct tb_session *s);
 void tb_session_wake(struct tb_session *s, int band);
 void tb_session_release(struct tb_session *s);
 int tb_session_open(struct tb_session *s);

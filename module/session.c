@@ -16,6 +16,7 @@
 #include <linux/file.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/reboot.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -29,6 +30,7 @@
 #include "ring.h"
 
 #define TB_CPUSET_MAX	1024	/* bytes of CPU bitmap: 8192 CPUs */
+#define TB_SETUP_FLAGS	TRACEBUF_SETUP_F_NO_TIME	/* the SETUP flags we know */
 
 /*
  * Every set-up session, for the CPU hotplug callback. Lock order:
@@ -105,7 +107,7 @@ static int tb_pick_backend(const char *name, const struct cpumask *cpus,
 }
 
 static const struct tb_ring_ops tb_session_ring_ops = {
-	.has_waiters	= tb_session_has_waiters,
+	.waiters	= tb_session_waiters,
 	.wake		= tb_session_wake,
 };
 
@@ -121,7 +123,8 @@ static int tb_session_create_ring(struct tb_session *s, u64 size)
 	if (ret)
 		return ret;
 	rb = tb_ring_alloc(s, &tb_session_ring_ops, size, s->node,
-			   s->setup.data_watermark, s->setup.wakeup_events);
+			   s->setup.data_watermark, s->setup.wakeup_events,
+			   s->setup.flags);
 	if (!rb) {
 		tb_uncharge(&s->ring_charge);
 		return -ENOMEM;
@@ -151,7 +154,7 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	ret = tb_copy_struct_in(&su, sizeof(su), TRACEBUF_SETUP_SIZE_VER0, arg);
 	if (ret)
 		return ret;
-	if (su.flags || memchr_inv(su.reserved, 0, sizeof(su.reserved)))
+	if (su.flags & ~TB_SETUP_FLAGS || memchr_inv(su.reserved, 0, sizeof(su.reserved)))
 		return -EINVAL;
 	if (!memchr(su.backend, 0, sizeof(su.backend)))
 		return -EINVAL;
@@ -717,8 +720,12 @@ ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
 			if (ret || nonblock || hup)
 				break;
 		}
-		/* Pairs with the smp_mb() in the waker's wq_has_sleeper(). */
-		ret = wait_event_interruptible(s->wq, tb_ring_readable(rb) ||
+		/*
+		 * On the wait queue first (prepare_to_wait_event()), then arm:
+		 * tb_ring_arm()'s barrier pairs with the writer's in
+		 * tb_ring_wakeup().
+		 */
+		ret = wait_event_interruptible(s->wq, tb_ring_arm(rb) ||
 					       READ_ONCE(s->hup));
 		if (ret)
 			break;
@@ -737,8 +744,15 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 	__poll_t events = 0;
 
 	poll_wait(file, &s->wq, wait);
+	/*
+	 * An edge-triggered epoll consumer sleeps without calling poll again:
+	 * from now on wakeups re-arm by themselves (tb_ring_wakeup()).
+	 */
+	if (wait && (poll_requested_events(wait) & EPOLLET) && !READ_ONCE(s->edge))
+		WRITE_ONCE(s->edge, true);
 	rb = tb_session_ring(s);
-	if (rb && (tb_ring_ready(rb) || tb_aux_ready(s)))
+	/* On the wait queue (above), so tb_ring_arm() may arm the wakeup. */
+	if (rb && (tb_ring_arm(rb) || tb_aux_ready(s)))
 		events |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(s->hup))
 		events |= EPOLLHUP;
@@ -747,10 +761,17 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 	return events;
 }
 
-bool tb_session_has_waiters(struct tb_session *s)
+/*
+ * Who waits, for the ring's wakeup policy. The caller has the full barrier
+ * that wq_has_sleeper() would add (pairing with the sleeper's
+ * set_current_state() and with tb_ring_arm()).
+ */
+enum tb_waiters tb_session_waiters(struct tb_session *s)
 {
-	/* wq_has_sleeper() has the smp_mb() pairing with the sleeper's. */
-	return wq_has_sleeper(&s->wq) || READ_ONCE(s->fasync);
+	if (READ_ONCE(s->fasync) || READ_ONCE(s->edge))
+		return TB_WAIT_EDGE;
+	/* No smp_mb() of its own: the caller's (W) orders it (see above). */
+	return waitqueue_active(&s->wq) ? TB_WAIT_LEVEL : TB_WAIT_NONE;
 }
 
 /* From the ring's irq_work: hardirq context. */
@@ -760,14 +781,48 @@ void tb_session_wake(struct tb_session *s, int band)
 	kill_fasync(&s->fasync, SIGIO, band);
 }
 
+/*
+ * Reserve a USER record and copy the caller's bytes straight into it, with
+ * page faults disabled (no preemption between reserve and commit: a
+ * reservation stalls the consumer and every writer behind it). 0, a
+ * reservation error, or -EFAULT when the bytes are not all resident: the
+ * record is then discarded (neither written nor lost) and the caller faults
+ * them in and tries again.
+ */
+static int tb_marker_write(struct tb_ring *rb, const struct tracebuf_user_marker *m)
+{
+	struct tracebuf_rec_user *u;
+	struct tracebuf_wr wr;
+	int ret;
+
+	pagefault_disable();
+	preempt_disable();
+	ret = tracebuf_reserve(rb, TRACEBUF_REC_USER, sizeof(*u) + m->len, &wr);
+	if (!ret) {
+		const void __user *src = u64_to_user_ptr(m->data_ptr);
+
+		u = (struct tracebuf_rec_user *)wr.rec;
+		u->cookie = m->cookie;
+		u->len = m->len;
+		u->reserved = 0;
+		if (m->len && __copy_from_user_inatomic(u + 1, src, m->len))
+			ret = -EFAULT;
+		if (ret)
+			tracebuf_discard(rb, &wr);
+		else
+			tracebuf_commit(rb, &wr);
+	}
+	preempt_enable();
+	pagefault_enable();
+	return ret;
+}
+
 long tb_ioctl_user_marker(struct tb_session *s, void __user *arg)
 {
 	struct tracebuf_user_marker m;
-	struct tracebuf_rec_user *u;
-	struct tracebuf_wr wr;
 	struct tb_ring *rb;
-	u8 *buf = NULL;
-	int ret;
+	void __user *data;
+	int ret, tries;
 
 	ret = tb_copy_struct_in(&m, sizeof(m), TRACEBUF_USER_MARKER_SIZE_VER0, arg);
 	if (ret)
@@ -778,30 +833,22 @@ long tb_ioctl_user_marker(struct tb_session *s, void __user *arg)
 	rb = tb_session_ring(s);
 	if (!rb)
 		return -ENXIO;
-	if (m.len) {
-		/* Copy first: the reservation must not wait on a page fault. */
-		buf = memdup_user(u64_to_user_ptr(m.data_ptr), m.len);
-		if (IS_ERR(buf))
-			return PTR_ERR(buf);
-	}
+	data = u64_to_user_ptr(m.data_ptr);
+	if (m.len && !access_ok(data, m.len))
+		return -EFAULT;
 	/*
-	 * No preemption between reserve and commit: a reservation stalls the
-	 * consumer and every writer behind it until it is committed.
+	 * Straight into the record (no copy through a kernel buffer); a page
+	 * not resident is faulted in here, where we may sleep, and the
+	 * marker written again. A page that goes away each time: -EFAULT.
 	 */
-	preempt_disable();
-	ret = tracebuf_reserve(rb, TRACEBUF_REC_USER, sizeof(*u) + m.len, &wr);
-	if (!ret) {
-		u = (struct tracebuf_rec_user *)wr.rec;
-		u->cookie = m.cookie;
-		u->len = m.len;
-		u->reserved = 0;
-		if (m.len)
-			memcpy(u + 1, buf, m.len);
-		tracebuf_commit(rb, &wr);
+	for (tries = 0; tries < 4; tries++) {
+		ret = tb_marker_write(rb, &m);
+		if (ret != -EFAULT)
+			return ret;
+		if (fault_in_readable((const char __user *)data, m.len))
+			return -EFAULT;
 	}
-	preempt_enable();
-	kfree(buf);
-	return ret;
+	return -EFAULT;
 }
 
 /**

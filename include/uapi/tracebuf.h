@@ -150,7 +150,7 @@ enum tracebuf_target {
  */
 struct tracebuf_setup {
 	__u32	size;			/* sizeof(struct tracebuf_setup) */
-	__u32	flags;			/* none defined yet: must be 0 */
+	__u32	flags;			/* TRACEBUF_SETUP_F_*; others must be 0 */
 	__u32	target;			/* enum tracebuf_target */
 	__u32	cpu;			/* TRACEBUF_TARGET_CPU */
 	__u64	cpuset_ptr;		/* TRACEBUF_TARGET_CPUSET */
@@ -164,6 +164,14 @@ struct tracebuf_setup {
 };
 
 #define TRACEBUF_SETUP_SIZE_VER0	104
+
+/*
+ * tracebuf_setup.flags (opt-in; a kernel without one refuses it, -EINVAL).
+ * NO_TIME: every record's time is 0; writers skip reading the clock (a
+ * ring for which the order of records is enough). Records keep their
+ * layout.
+ */
+#define TRACEBUF_SETUP_F_NO_TIME	(1U << 0)
 #define TRACEBUF_DATA_SIZE_MAX		(1ULL << 30)
 
 #define TRACEBUF_IOC_SETUP \
@@ -570,7 +578,7 @@ struct tracebuf_cfg_keys {
  * tracebuf_commit_tag() of its position (bytes from the start of the
  * stream), so stale bytes of an earlier lap are not taken for a record.
  * time: CLOCK_MONOTONIC nanoseconds (ktime_get_mono_fast_ns); compare with
- * clock_gettime(CLOCK_MONOTONIC) in userspace.
+ * clock_gettime(CLOCK_MONOTONIC) in userspace. 0 with TRACEBUF_SETUP_F_NO_TIME.
  */
 struct tracebuf_rec_header {
 	__u32	size;			/* bytes, this header included */
@@ -715,8 +723,9 @@ enum tracebuf_test_context {
  *
  * Errors: -EFAULT; -EINVAL (size < VER0, flags or reserved not zero,
  * len > TRACEBUF_USER_MARKER_MAX, or a record too large for this ring);
- * -E2BIG; -ENXIO (no data ring yet); -ENOMEM; -ENOSPC (the ring is full:
- * the marker is counted as lost).
+ * -E2BIG; -ENXIO (no data ring yet); -ENOSPC (the ring is full: the
+ * marker is counted as lost). The data is copied straight into the
+ * record; on -EFAULT a DISCARD record may take its space.
  */
 struct tracebuf_user_marker {
 	__u32	size;
@@ -743,14 +752,17 @@ struct tracebuf_user_marker {
  * After a hang-up (EPOLLHUP) read returns what is left, then 0. A session
  * uses either mmap or read(), not both: the other gets -EBUSY.
  *
- * poll(2): EPOLLIN|EPOLLRDNORM when unread data >= data_watermark, or
- * while the record that completed a group of wakeup_events records is
- * unread, or unread AUX >= aux_watermark (level-triggered: it holds until
- * the consumer moves its tail). With a read-only mapping the tail never
- * moves, so once the watermark is reached poll stays ready. EPOLLHUP when
- * the session can produce nothing more; EPOLLERR when it stopped on an
- * error. Wakeups are sent only while someone sleeps in poll/read or SIGIO
- * is armed (ctl->wakeups counts them).
+ * poll(2): EPOLLIN|EPOLLRDNORM when the record at the tail is committed
+ * and (unread data >= data_watermark, or the record that completed a group
+ * of wakeup_events records is unread), or unread AUX >= aux_watermark
+ * (level-triggered: it holds until the consumer moves its tail). With a
+ * read-only mapping the tail never moves, so once the watermark is reached
+ * poll stays ready. EPOLLHUP when the session can produce nothing more;
+ * EPOLLERR when it stopped on an error. Data wakeups are sent on
+ * transitions only: to a poll/select/level-epoll/read sleeper once per
+ * sleep, to SIGIO and EPOLLET consumers at most once per data_watermark
+ * bytes or wakeup_events records (docs/abi.md section 8; ctl->wakeups
+ * counts them).
  *
  * SIGIO: O_ASYNC with F_SETOWN or F_SETOWN_EX. With a signal chosen by
  * F_SETSIG, the siginfo has si_code POLL_IN and si_band POLLIN|POLLRDNORM

@@ -46,7 +46,8 @@ static void setup_errors(void)
 
 	BAD(su.size = TRACEBUF_SETUP_SIZE_VER0 - 8, EINVAL);
 	BAD(su.size = 4096 * 2, E2BIG);
-	BAD(su.flags = 1, EINVAL);
+	BAD(su.flags = 2, EINVAL);	/* bit 0 is TRACEBUF_SETUP_F_NO_TIME */
+	BAD(su.flags = 1U << 31, EINVAL);
 	BAD(su.reserved[0] = 1, EINVAL);
 	BAD(su.target = 0, EINVAL);
 	BAD(su.target = 3, EINVAL);
