@@ -279,7 +279,7 @@ static const struct tb_cfg_key tb_cs_keys[TB_CS_NR_KEYS] = {
 		"return stack: no address for predicted returns (TRCCONFIGR.RS)" },
 	[TB_CS_K_USER] = { "user", TB_CFG_BOOL, 0, 0, 1, 0, 1,
 		"trace EL0" },
-	[TB_CS_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV, 0, 1, 0, 0,
+	[TB_CS_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV | TB_CFG_F_KERNEL, 0, 1, 0, 0,
 		"trace EL1 (and EL2 under VHE); needs CAP_PERFMON" },
 	[TB_CS_K_SYNC_PERIOD] = { "sync_period", TB_CFG_UINT, 0, 8, 20, 0, 12,
 		"A-sync and trace info every 2^N bytes (TRCSYNCPR)" },

@@ -109,6 +109,8 @@
  *                  STATUS Stopped/Error, which it clears only on its first
  *                  start), perf_killed (tracebuf wrote CTL while perf's
  *                  TraceEn was set), perf_gp (a perf wrmsrl faulted)
+ *   cpuN/tasks     rw, bytes produced for tracebuf per process current at
+ *                  the time (an oracle for the per-task target: ptemu_task.h)
  */
 #include <linux/bitfield.h>
 #include <linux/cpu.h>
@@ -138,6 +140,7 @@
 
 #include "pt_hw.h"
 #include "ptemu_gen.h"
+#include "ptemu_task.h"
 
 /* ---- parameters ---- */
 
@@ -555,6 +558,8 @@ static void ptemu_emit(struct ptemu_cpu *pc, const u8 *buf, unsigned int len,
 	if (!(pc->status & PTEMU_HALTED) && !pc->out_void)
 		w = pc->ctl & TB_RTIT_CTL_TOPA ? ptemu_topa_out(pc, buf, len) :
 						 ptemu_single_out(pc, buf, len);
+	if (!pc->foreign)
+		ptemu_task_account(pc->cpu, len);
 	ptemu_add(pc->out_foreign ? &pc->foreign_bytes : &pc->bytes_written, w);
 	if (w == len)
 		return;
@@ -567,6 +572,7 @@ static void ptemu_emit(struct ptemu_cpu *pc, const u8 *buf, unsigned int len,
 static void ptemu_drop(struct ptemu_cpu *pc, unsigned int len,
 		       unsigned int nr_ptw)
 {
+	ptemu_task_account(pc->cpu, len);
 	ptemu_add(&pc->bytes_dropped, len);
 	ptemu_add(&pc->ptw_dropped, nr_ptw);
 }
@@ -1583,6 +1589,7 @@ static void ptemu_debugfs_init(void)
 		debugfs_create_file("foreign", 0200, pc->dir, pc,
 				    &ptemu_foreign_fops);
 		debugfs_create_file("perf", 0200, pc->dir, pc, &ptemu_perf_fops);
+		ptemu_task_debugfs(pc->dir, cpu);
 	}
 }
 
