@@ -1011,8 +1011,9 @@ static void tb_cs_fail(struct tb_cs_buf *buf, unsigned int cpu, int err)
 {
 	unsigned int c;
 
-	pr_warn_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); tracing stopped\n",
-			    cpu, err);
+	/* Deferred: a task session stops from the scheduler (task.c). */
+	tb_warn_deferred_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); %s\n",
+				     cpu, err, "tracing stopped");
 	tb_cs_abort(buf);
 	buf->paused = false;
 	for_each_cpu(c, buf->want)

@@ -45,9 +45,10 @@
 #define NOBODY		65534
 #define NCPU		2
 #define DATA_SIZE	(256 * 1024)
-#define AUX_SIZE	(512 * 1024)
 #define MAXPIDS		64
 #define MAXTIDS		256
+
+static uint64_t aux_size = 512 * 1024;	/* the follow test takes more */
 
 static const unsigned char psb[16] = {
 	2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
@@ -93,6 +94,7 @@ struct run {
 	unsigned int exec_priv_seen;	/* per CPU: EXEC_PRIV record consumed */
 	pid_t exec_priv_pid;
 	unsigned int in_after_priv;	/* IN records of it after that */
+	int follow;			/* a follow-mode capture (test_follow) */
 };
 
 static long read_param(const char *name)
@@ -150,8 +152,8 @@ static int tsess_open(struct tsess *x, pid_t pid, int cpu, unsigned int flags)
 		return ret;
 	}
 	x->s.ctl->aux_offset = PAGE + 2 * x->s.data_size;
-	x->s.ctl->aux_size = AUX_SIZE;
-	p = mmap(NULL, AUX_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, x->s.fd,
+	x->s.ctl->aux_size = aux_size;
+	p = mmap(NULL, aux_size, PROT_READ | PROT_WRITE, MAP_SHARED, x->s.fd,
 		 PAGE + 2 * x->s.data_size);
 	if (p == MAP_FAILED) {
 		ret = -errno;
@@ -166,7 +168,7 @@ static int tsess_open(struct tsess *x, pid_t pid, int cpu, unsigned int flags)
 static void tsess_close(struct tsess *x)
 {
 	if (x->aux)
-		munmap(x->aux, AUX_SIZE);
+		munmap(x->aux, aux_size);
 	x->aux = NULL;
 	tracebuf_close(&x->s);
 	if (x->cap_aux)
@@ -255,8 +257,9 @@ static void consume_one(struct run *r, struct tsess *x)
 			x->cur_tid = sw->tid;
 			x->in_at = sw->aux_offset;
 			if (x->cap_spans)
-				fprintf(x->cap_spans, "# in %u %u %llu\n", sw->pid, sw->tid,
-					(unsigned long long)sw->aux_offset);
+				fprintf(x->cap_spans, "# in %u %u %llu %llu\n", sw->pid, sw->tid,
+					(unsigned long long)sw->aux_offset,
+					(unsigned long long)rec->time);
 			break;
 		}
 		case TRACEBUF_REC_AUX: {
@@ -280,7 +283,7 @@ static void consume_one(struct run *r, struct tsess *x)
 					unsigned char b[sizeof(psb)];
 
 					for (i = 0; i < sizeof(psb); i++)
-						b[i] = x->aux[(a->aux_offset + i) & (AUX_SIZE - 1)];
+						b[i] = x->aux[(a->aux_offset + i) & (aux_size - 1)];
 					TBT_CHECK(!memcmp(b, psb, sizeof(psb)),
 						  "%s: cpu%d: tid %u's bytes at %llu do not start with PSB",
 						  r->name, x->cpu, x->cur_tid,
@@ -290,7 +293,7 @@ static void consume_one(struct run *r, struct tsess *x)
 			x->published += a->aux_size;
 			if (x->cap_aux) {
 				for (i = 0; i < a->aux_size; i++)
-					fputc(x->aux[(a->aux_offset + i) & (AUX_SIZE - 1)], x->cap_aux);
+					fputc(x->aux[(a->aux_offset + i) & (aux_size - 1)], x->cap_aux);
 				fprintf(x->cap_spans, "span %llu %llu %llu\n",
 					(unsigned long long)a->aux_offset,
 					(unsigned long long)a->aux_size,
@@ -477,6 +480,14 @@ static void cap_files(struct run *r, struct tsess *x)
 	char path[128];
 
 	mkdir("/tmp/cap", 0755);
+	if (r->follow) {
+		snprintf(path, sizeof(path), "/tmp/cap/follow-%s/cpu%d.aux", r->name, x->cpu);
+		x->cap_aux = fopen(path, "w");
+		snprintf(path, sizeof(path), "/tmp/cap/follow-%s/cpu%d.spans", r->name, x->cpu);
+		x->cap_spans = fopen(path, "w");
+		TBT_CHECK(x->cap_aux && x->cap_spans, "capture files of %s", path);
+		return;
+	}
 	snprintf(path, sizeof(path), "/tmp/cap/task-%s-cpu%d", r->name, x->cpu);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "/tmp/cap/task-%s-cpu%d/aux.bin", r->name, x->cpu);
@@ -491,6 +502,8 @@ static void cap_emu_file(struct run *r, struct tsess *x)
 	char path[128];
 	FILE *f;
 
+	if (r->follow)
+		return;		/* ptfollowcheck: every CPU in one directory */
 	/* A CPU the program never ran on: no capture (ptcheck wants bytes). */
 	if (!x->published) {
 		fclose(x->cap_aux);
@@ -510,6 +523,8 @@ static void cap_emu_file(struct run *r, struct tsess *x)
 	fclose(f);
 }
 
+static void check_run(struct run *r);
+
 /*
  * Trace argv (started stopped) with one session per CPU while two
  * untraced spinners run; the common checks. r is filled for the caller's.
@@ -517,9 +532,7 @@ static void cap_emu_file(struct run *r, struct tsess *x)
 static int trace_prog(struct run *r, const char *name, char *const argv[], unsigned int flags)
 {
 	pid_t noise[2];
-	int go, out, c, st, rc, i;
-	unsigned long long oracle;
-	uint64_t published = 0, written = 0;
+	int go, out, c, st, rc;
 
 	memset(r, 0, sizeof(*r));
 	r->name = name;
@@ -568,6 +581,28 @@ static int trace_prog(struct run *r, const char *name, char *const argv[], unsig
 	waitpid(noise[0], NULL, 0);
 	waitpid(noise[1], NULL, 0);
 
+	check_run(r);
+	for (c = 0; c < NCPU; c++)
+		tsess_close(&r->x[c]);
+	return 0;
+fail:
+	close(go);
+	close(out);
+	kill(r->root, SIGKILL);
+	waitpid(r->root, NULL, 0);
+	for (c = 0; c < NCPU; c++)
+		tsess_close(&r->x[c]);
+	return -1;
+}
+
+/* After a run, DISABLEd and consumed: what every capture must satisfy. */
+static void check_run(struct run *r)
+{
+	const char *name = r->name;
+	uint64_t published = 0;
+	unsigned long long oracle;
+	int c, i;
+
 	oracle = check_oracle(r);
 	for (c = 0; c < NCPU; c++) {
 		struct tsess *x = &r->x[c];
@@ -589,7 +624,6 @@ static int trace_prog(struct run *r, const char *name, char *const argv[], unsig
 		TBT_CHECK(emu_stat(c, "violations") == 0, "%s: cpu%d: emulator violations",
 			  name, c);
 		published += x->published;
-		written += emu_stat(c, "bytes_written") - x->written0;
 		cap_emu_file(r, x);
 	}
 	TBT_CHECK(published > 0, "%s: nothing traced", name);
@@ -601,18 +635,6 @@ static int trace_prog(struct run *r, const char *name, char *const argv[], unsig
 		printf("  pid %u tid %u cpus %#x bytes %llu exec %u\n", r->tids[i].pid,
 		       r->tids[i].tid, r->tids[i].cpus, (unsigned long long)r->tids[i].bytes,
 		       r->tids[i].exec_ins);
-	(void)written;
-	for (c = 0; c < NCPU; c++)
-		tsess_close(&r->x[c]);
-	return 0;
-fail:
-	close(go);
-	close(out);
-	kill(r->root, SIGKILL);
-	waitpid(r->root, NULL, 0);
-	for (c = 0; c < NCPU; c++)
-		tsess_close(&r->x[c]);
-	return -1;
 }
 
 static struct tidinfo *find_tid(struct run *r, pid_t tid)
@@ -845,8 +867,16 @@ static void test_hotplug(void)
 	TBT_CHECK(write(go, "g", 1) == 1, "go");
 	close(go);
 	for (i = 0; i < 3; i++) {
+		struct tracebuf_cfg_error err;
+
 		msleep(100);
 		consume_all(&r);
+		/* A reconfiguration restarts a CPU where the thread runs: OUT, IN. */
+		for (c = 0; c < NCPU; c++) {
+			rc = tracebuf_set_drv_config(&r.x[c].s, i & 1 ? "psb_period=1" :
+						     "psb_period=0", 0, &err);
+			TBT_CHECK(rc == 0, "hotplug: SET_DRV_CONFIG: %s", err.message);
+		}
 		TBT_CHECK(set_online(1, 0) == 0, "hotplug: cpu1 offline");
 		TBT_CHECK(emu_stat(1, "traceen") == 0, "hotplug: offline cpu1 traces");
 		msleep(100);
@@ -871,6 +901,116 @@ static void test_hotplug(void)
 		tsess_close(&r.x[c]);
 	}
 	close(out);
+}
+
+/* ---- follow mode: the emulator traces what the program really executes -- */
+
+static unsigned long long follow_stat(const char *key)
+{
+	char k[32];
+	unsigned long long v, r = ~0ULL;
+	FILE *f = fopen(EMU "/follow_stats", "r");
+
+	if (!f)
+		return ~0ULL;
+	while (fscanf(f, "%31s %llu", k, &v) == 2)
+		if (!strcmp(k, key))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+/*
+ * followprog (two threads: recursion, a loop, calls through a pointer)
+ * single-stepped by ptfollow, which tells the emulator each retired
+ * instruction: the trace is the program's own, and the host's
+ * ptfollowcheck compares it with ptfollow's ground truth, branch for
+ * branch per thread. The per-task checks of every capture apply too.
+ */
+static void test_follow(const char *name, const char *cfg)
+{
+	char gt[128], line[128], out_buf[256];
+	struct tracebuf_cfg_error err;
+	int in[2], out[2], c, rc, st;
+	unsigned long long queued;
+	struct run r;
+	pid_t helper;
+	FILE *f;
+
+	memset(&r, 0, sizeof(r));
+	r.name = name;
+	r.follow = 1;
+	aux_size = 4 << 20;
+	mkdir("/tmp/cap", 0755);
+	snprintf(gt, sizeof(gt), "/tmp/cap/follow-%s", name);
+	mkdir(gt, 0755);
+	snprintf(gt, sizeof(gt), "/tmp/cap/follow-%s/gt.txt", name);
+	TBT_CHECK(write_file(EMU "/follow_mode", "1") == 0, "follow_mode on");
+	TBT_CHECK(pipe(in) == 0 && pipe(out) == 0, "pipes");
+	helper = fork();
+	if (helper == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl("/tests/ptfollow", "ptfollow", gt, "/tests/followprog", "6", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	TBT_CHECK(f && fgets(line, sizeof(line), f) && sscanf(line, "pid %d", &r.root) == 1,
+		  "%s: ptfollow did not start the program", name);
+	if (!r.root)
+		goto out;
+	for (c = 0; c < NCPU; c++) {
+		rc = tsess_open(&r.x[c], r.root, c, 0);
+		TBT_CHECK(rc == 0, "%s: cpu%d session: %s", name, c, strerror(-rc));
+		if (rc)
+			goto out;
+		if (cfg) {
+			rc = tracebuf_set_drv_config(&r.x[c].s, cfg, 0, &err);
+			TBT_CHECK(rc == 0, "%s: %s: %s", name, cfg, err.message);
+		}
+		cap_files(&r, &r.x[c]);
+	}
+	emu_clear_tasks();
+	for (c = 0; c < NCPU; c++) {
+		r.x[c].written0 = emu_stat(c, "bytes_written");
+		rc = tracebuf_enable(&r.x[c].s);
+		TBT_CHECK(rc == 0, "%s: cpu%d ENABLE: %s", name, c, strerror(-rc));
+	}
+	queued = follow_stat("queued");
+	TBT_CHECK(write(in[1], "go\n", 3) == 3, "go");
+	while (waitpid(helper, &st, WNOHANG) == 0) {
+		consume_all(&r);
+		msleep(5);
+	}
+	TBT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: ptfollow status %#x", name, st);
+	/* The program's own output comes first ("sum ..."), then ptfollow's. */
+	out_buf[0] = 0;
+	while (fgets(out_buf, sizeof(out_buf), f) && strncmp(out_buf, "steps ", 6))
+		;
+	TBT_CHECK(strstr(out_buf, "status 0"), "%s: ptfollow: %s", name, out_buf);
+	printf("%s: %s", name, out_buf);
+	for (c = 0; c < NCPU; c++)
+		tracebuf_disable(&r.x[c].s);
+	consume_all(&r);
+	/* Every step the helper reported was written, in one of the thread's runs. */
+	TBT_CHECK(follow_stat("pending") == 0, "%s: %llu steps never written", name,
+		  follow_stat("pending"));
+	TBT_CHECK(follow_stat("dropped") == 0 && follow_stat("unsupported") == 0 &&
+		  follow_stat("nmi_skipped") == 0, "%s: follow stats", name);
+	TBT_CHECK(follow_stat("queued") > queued, "%s: nothing followed", name);
+	check_run(&r);
+out:
+	for (c = 0; c < NCPU; c++)
+		tsess_close(&r.x[c]);
+	if (f)
+		fclose(f);
+	close(in[1]);
+	TBT_CHECK(write_file(EMU "/follow_mode", "0") == 0, "follow_mode off");
+	aux_size = 512 * 1024;
 }
 
 /* ---- permissions, as uid 65534 -------------------------------------- */
@@ -1124,6 +1264,7 @@ int main(void)
 	test_hotplug();
 	test_permissions();
 	test_kernel_recheck();
+	test_follow("fib", NULL);
 	tbt_rmmod("tb_ptemu");
 	tbt_rmmod("tracebuf");
 	return tbt_done();

@@ -111,6 +111,9 @@
  *                  TraceEn was set), perf_gp (a perf wrmsrl faulted)
  *   cpuN/tasks     rw, bytes produced for tracebuf per process current at
  *                  the time (an oracle for the per-task target: ptemu_task.h)
+ *   follow, follow_mode, follow_stats
+ *                  the packets of a real process's instructions instead of
+ *                  the synthetic program (ptemu_follow.h)
  */
 #include <linux/bitfield.h>
 #include <linux/cpu.h>
@@ -577,6 +580,9 @@ static void ptemu_drop(struct ptemu_cpu *pc, unsigned int len,
 	ptemu_add(&pc->ptw_dropped, nr_ptw);
 }
 
+/* Follow mode: packets of a real process's instructions (needs the above). */
+#include "ptemu_follow.h"
+
 /* ---- PMI ---- */
 
 /*
@@ -658,7 +664,7 @@ static void ptemu_generate(struct ptemu_cpu *pc, u64 budget)
 	unsigned int n, nr;
 	u64 done = 0;
 
-	if (!budget)
+	if (!budget || ptemu_follow_on())
 		return;
 	/*
 	 * busy: an accessor called from an NMI nested in here finds it set.
@@ -759,6 +765,7 @@ static void ptemu_enable(struct ptemu_cpu *pc)
 	WRITE_ONCE(pc->seed_tsc, rdtsc());
 	ptgen_init(&pc->gen, &cfg, pc->seed_ptw_seq, pc->seed_tsc);
 	pc->need_start = true;
+	ptemu_follow_enable(pc);
 	pc->frac = 0;
 	pc->over = 0;
 	pc->out_foreign = pc->foreign && pc->base == pc->fbase;
@@ -779,7 +786,9 @@ static void ptemu_disable(struct ptemu_cpu *pc)
 	u8 buf[PTGEN_MAX_GROUP];	/* not pc->buf: we may be nested in a tick */
 	unsigned int n;
 
-	if (!pc->need_start && ptemu_ctx(pc)) {
+	if (ptemu_follow_on()) {
+		ptemu_follow_flush(pc);
+	} else if (!pc->need_start && ptemu_ctx(pc)) {
 		n = ptgen_stop(&pc->gen, buf);
 		ptemu_emit(pc, buf, n, 0, 0);
 	}
@@ -1591,6 +1600,7 @@ static void ptemu_debugfs_init(void)
 		debugfs_create_file("perf", 0200, pc->dir, pc, &ptemu_perf_fops);
 		ptemu_task_debugfs(pc->dir, cpu);
 	}
+	ptemu_follow_debugfs(ptemu.dir);
 }
 
 /*
@@ -1647,6 +1657,7 @@ static void ptemu_free(void)
 			__free_pages(pc->fpages, 1);
 	}
 	free_percpu(ptemu.pc);
+	ptemu_follow_exit();
 }
 
 static int __init ptemu_init(void)
