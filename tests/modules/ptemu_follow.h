@@ -319,6 +319,18 @@ static void ptemu_follow_add(const struct ptemu_follow_step *s)
 	ptemu_follow.queued++;
 }
 
+/* Under the lock: every queue empty and free (not the steps: 2 MiB). */
+static void ptemu_follow_reset(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PTEMU_FTHREADS; i++) {
+		ptemu_follow.th[i].tid = 0;
+		ptemu_follow.th[i].head = 0;
+		ptemu_follow.th[i].tail = 0;
+	}
+}
+
 static ssize_t ptemu_follow_write(struct file *file, const char __user *ubuf,
 				  size_t len, loff_t *ppos)
 {
@@ -335,7 +347,7 @@ static ssize_t ptemu_follow_write(struct file *file, const char __user *ubuf,
 			return -EFAULT;
 		raw_spin_lock_irqsave(&ptemu_follow.lock, flags);
 		if (s.kind == PTEMU_F_RESET)
-			memset(ptemu_follow.th, 0, PTEMU_FTHREADS * sizeof(*ptemu_follow.th));
+			ptemu_follow_reset();
 		else
 			ptemu_follow_add(&s);
 		raw_spin_unlock_irqrestore(&ptemu_follow.lock, flags);
