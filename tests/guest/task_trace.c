@@ -1039,6 +1039,7 @@ static int as_nobody(void (*fn)(void *), void *arg)
 	fflush(stdout);		/* the child flushes its own output only */
 	pid = fork();
 	if (pid == 0) {
+		tbt_failures = 0;	/* the child's own verdict */
 		become_nobody();
 		fn(arg);
 		fflush(stdout);
@@ -1225,6 +1226,7 @@ static void test_kernel_recheck(void)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
+		tbt_failures = 0;	/* the child's own verdict */
 		become_nobody();
 		c_kernel_recheck(fds);
 		fflush(stdout);
