@@ -268,7 +268,7 @@ static void case2_one(const char *be)
 		case 3: strcpy(bad.backend, "no_such"); want = -ENODEV; break;
 		case 4: bad.data_size = 3 * pg; want = -EINVAL; break;
 		case 5: bad.data_size = 4 * pg; bad.data_watermark = 8 * pg; want = -EINVAL; break;
-		case 6: bad.target = 3; want = -EINVAL; break;
+		case 6: bad.target = 4; want = -EINVAL; break;	/* 3: TASK */
 		case 7: bad.size = 8; want = -EINVAL; break;
 		case 8:
 			bad.target = TRACEBUF_TARGET_CPUSET; bad.cpu = 0;

@@ -49,7 +49,7 @@ static void setup_errors(void)
 	BAD(su.flags = 1, EINVAL);
 	BAD(su.reserved[0] = 1, EINVAL);
 	BAD(su.target = 0, EINVAL);
-	BAD(su.target = 3, EINVAL);
+	BAD(su.target = 4, EINVAL);	/* 3 is TARGET_TASK */
 	BAD(su.cpu = 100000, EINVAL);
 	BAD(su.cpuset_size = 8, EINVAL);	/* set with TARGET_CPU */
 	BAD(memset(su.backend, 'x', sizeof(su.backend)), EINVAL);
