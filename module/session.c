@@ -204,7 +204,8 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		cpu = -EINVAL;
 		if (set)
 			cpu = tb_check_cpuset(&su, bits);
-		else if (!su.cpuset_ptr && su.cpu < nr_cpu_ids && cpu_online(su.cpu))
+		else if (!su.cpuset_ptr && !su.cpuset_size && su.cpu < nr_cpu_ids &&
+			 cpu_online(su.cpu))
 			cpu = su.cpu;
 		break;
 	case TRACEBUF_TARGET_CPUSET:
