@@ -279,7 +279,7 @@ static const struct tb_cfg_key tb_cs_keys[TB_CS_NR_KEYS] = {
 		"return stack: no address for predicted returns (TRCCONFIGR.RS)" },
 	[TB_CS_K_USER] = { "user", TB_CFG_BOOL, 0, 0, 1, 0, 1,
 		"trace EL0" },
-	[TB_CS_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV, 0, 1, 0, 0,
+	[TB_CS_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV | TB_CFG_F_KERNEL, 0, 1, 0, 0,
 		"trace EL1 (and EL2 under VHE); needs CAP_PERFMON" },
 	[TB_CS_K_SYNC_PERIOD] = { "sync_period", TB_CFG_UINT, 0, 8, 20, 0, 12,
 		"A-sync and trace info every 2^N bytes (TRCSYNCPR)" },
@@ -1011,8 +1011,9 @@ static void tb_cs_fail(struct tb_cs_buf *buf, unsigned int cpu, int err)
 {
 	unsigned int c;
 
-	pr_warn_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); tracing stopped\n",
-			    cpu, err);
+	/* Deferred: a task session stops from the scheduler (task.c). */
+	tb_warn_deferred_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); %s\n",
+				     cpu, err, "tracing stopped");
 	tb_cs_abort(buf);
 	buf->paused = false;
 	for_each_cpu(c, buf->want)

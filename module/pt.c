@@ -702,7 +702,8 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 static void tb_pt_fail(struct tb_session *s, struct tb_pt_cpu *pc, unsigned int cpu,
 		       const char *why)
 {
-	pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: %s; tracing stopped\n", cpu, why);
+	/* Deferred: a task session stops from the scheduler (task.c). */
+	tb_warn_deferred_ratelimited("tracebuf: intel_pt: cpu%u: %s; tracing stopped\n", cpu, why);
 	tb_pt_release(pc);
 	pc->stalled = false;
 	WRITE_ONCE(pc->s, NULL);	/* the NMI handler leaves this CPU alone */
@@ -901,7 +902,7 @@ static const struct tb_cfg_key tb_pt_keys[TB_PT_NR_KEYS] = {
 		"trace branches: TNT, TIP, FUP (BranchEn)" },
 	[TB_PT_K_USER] = { "user", TB_CFG_BOOL, 0, 0, 1, 0, 1,
 		"trace user mode, CPL > 0 (USR)" },
-	[TB_PT_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV, 0, 1, 0, 0,
+	[TB_PT_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV | TB_CFG_F_KERNEL, 0, 1, 0, 0,
 		"trace kernel mode, CPL 0 (OS); needs CAP_PERFMON" },
 	[TB_PT_K_TSC] = { "tsc", TB_CFG_BOOL, 0, 0, 1, 0, 1,
 		"TSC packets (TSCEn)" },

@@ -144,14 +144,21 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		unsigned int cfg_nkeys;
 		u64 cfg_gen;
 		void *bcfg;
+		struct tb_task *task;
 	} old;
+	struct tb_task *prep = NULL, *drop = NULL;	/* TARGET_TASK */
 	cpumask_var_t cpus;
+	bool set;
 	int ret, cpu;
 
 	ret = tb_copy_struct_in(&su, sizeof(su), TRACEBUF_SETUP_SIZE_VER0, arg);
 	if (ret)
 		return ret;
-	if (su.flags || memchr_inv(su.reserved, 0, sizeof(su.reserved)))
+	if (su.flags & ~TRACEBUF_SETUP_F_INHERIT || su.reserved0 ||
+	    memchr_inv(su.reserved, 0, sizeof(su.reserved)))
+		return -EINVAL;
+	/* pid and flags are the per-task target's. */
+	if (su.pid < 0 || (su.target != TRACEBUF_TARGET_TASK && (su.flags || su.pid)))
 		return -EINVAL;
 	if (!memchr(su.backend, 0, sizeof(su.backend)))
 		return -EINVAL;
@@ -160,7 +167,10 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	if (su.data_size && su.data_watermark > su.data_size)
 		return -EINVAL;
 
-	if (su.target == TRACEBUF_TARGET_CPUSET) {
+	/* TARGET_TASK names its CPUs as TARGET_CPU or TARGET_CPUSET does. */
+	set = su.target == TRACEBUF_TARGET_CPUSET ||
+	      (su.target == TRACEBUF_TARGET_TASK && su.cpuset_size);
+	if (set) {
 		if (su.cpu || !su.cpuset_size || su.cpuset_size > TB_CPUSET_MAX)
 			return -EINVAL;
 		bits = memdup_user(u64_to_user_ptr(su.cpuset_ptr), su.cpuset_size);
@@ -171,14 +181,30 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		kfree(bits);
 		return -ENOMEM;
 	}
+	/*
+	 * The process, and the opener's right to trace it, before the locks
+	 * (it may register tracepoint probes, which takes cpus_read_lock()).
+	 * Its exec_update_lock is held until the end (tb_task_unlock).
+	 */
+	if (su.target == TRACEBUF_TARGET_TASK) {
+		prep = tb_task_prepare(s, &su);
+		if (IS_ERR(prep)) {
+			ret = PTR_ERR(prep);
+			prep = NULL;
+			goto out_free;
+		}
+		drop = prep;	/* unless it becomes the session's */
+	}
 
 	/* No CPU may go away between the online check and the list. */
 	cpus_read_lock();
 	switch (su.target) {
 	case TRACEBUF_TARGET_CPU:
+	case TRACEBUF_TARGET_TASK:
 		cpu = -EINVAL;
-		if (!su.cpuset_ptr && !su.cpuset_size && su.cpu < nr_cpu_ids &&
-		    cpu_online(su.cpu))
+		if (set)
+			cpu = tb_check_cpuset(&su, bits);
+		else if (!su.cpuset_ptr && su.cpu < nr_cpu_ids && cpu_online(su.cpu))
 			cpu = su.cpu;
 		break;
 	case TRACEBUF_TARGET_CPUSET:
@@ -191,7 +217,7 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		ret = cpu;
 		goto out_cpus;
 	}
-	if (su.target == TRACEBUF_TARGET_CPU)
+	if (!set)
 		cpumask_set_cpu(cpu, cpus);
 	else
 		bitmap_copy(cpumask_bits(cpus), bits,
@@ -215,6 +241,7 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	old.cfg_nkeys = s->cfg_nkeys;
 	old.cfg_gen = s->cfg_gen;
 	old.bcfg = s->bcfg;
+	old.task = s->task;
 	s->cfg_keys = NULL;
 	s->cfg_vals = NULL;
 	s->bcfg = NULL;
@@ -223,6 +250,8 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	s->node = cpu_to_node(cpu);
 	/* The backend's keys for the (first) traced CPU, at their defaults. */
 	ret = tb_config_init(s, cpu);
+	if (!ret && prep)
+		ret = tb_task_install(s, prep, cpus);
 	if (!ret && su.data_size)
 		ret = tb_session_create_ring(s, su.data_size);
 	if (ret) {
@@ -236,8 +265,10 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		s->cfg_nkeys = old.cfg_nkeys;
 		s->cfg_gen = old.cfg_gen;
 		s->bcfg = old.bcfg;
-		goto out;
+		goto out;	/* prep: freed below, installed or not */
 	}
+	s->task = prep;
+	drop = old.task;
 	/* A repeated SETUP lets go of what the previous one held. */
 	backend = old.backend;
 	kfree(old.cfg_keys);
@@ -250,11 +281,18 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		list_add(&s->list, &tb_sessions);
 	mutex_unlock(&tb_sessions_lock);
 out:
+	/* Under s->lock: once it is let go, another SETUP may free prep. */
+	tb_task_unlock(prep);
+	prep = NULL;
 	mutex_unlock(&s->lock);
 	if (backend)
 		tb_backend_release(backend);
 out_cpus:
 	cpus_read_unlock();
+out_free:
+	tb_task_unlock(prep);
+	/* The target this SETUP replaced or did not keep, after a grace period. */
+	tb_task_free(drop);
 	free_cpumask_var(cpus);
 	kfree(bits);
 	return ret;
@@ -266,6 +304,9 @@ out_cpus:
  */
 void tb_session_release(struct tb_session *s)
 {
+	/* Off the scheduler's probes first: they write into s->ring. */
+	tb_task_free(s->task);
+	s->task = NULL;
 	mutex_lock(&tb_sessions_lock);
 	list_del_init(&s->list);
 	mutex_unlock(&tb_sessions_lock);

@@ -95,6 +95,15 @@ check_artifacts() { # id outdir
 			echo "FAIL $id/ptcheck-$c ($bad)"
 		elif [ ! -x "$ptcheck" ]; then
 			echo "FAIL $id/ptcheck-$c ($ptcheck not built: make -C tests/host)"
+		elif [ -f "$d/gt.txt" ]; then
+			# A follow-mode capture: the trace against the ground truth.
+			local fc=${TB_PTFOLLOWCHECK:-$TB_TOP/build/host/ptfollowcheck}
+			if "$fc" "$d" >"$d.ptfollowcheck" 2>&1; then
+				echo "PASS $id/ptfollowcheck-$c ($(tail -n1 "$d.ptfollowcheck" | sed 's/^ptfollowcheck: [^ ]*: //'))"
+			else
+				echo "FAIL $id/ptfollowcheck-$c"
+				sed 's/^/    /' "$d.ptfollowcheck" | head -n 40
+			fi
 		elif [ -f "$d/cscheck.args" ]; then
 			# A CoreSight capture: OpenCSD snapshots, decoded by the stock
 			# trc_pkt_lister and checked by cscheck with the test's args.
