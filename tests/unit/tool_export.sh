@@ -27,7 +27,7 @@ mkdir -p "$t/lister"
 
 # Usage.
 run 2 export
-err_has "missing the output format and directory (--opencsd OUTDIR)"
+err_has "missing the output format (--opencsd OUTDIR or --perfetto OUT.json)"
 run 2 export "$t/cs"
 run 2 export --opencsd "$t/x"
 err_has "missing capture directory"

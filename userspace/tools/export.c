@@ -51,11 +51,20 @@
 
 #include "opencsd.h"
 #include "tool.h"
+#ifdef HAVE_LIBDW
+#include "flowcmd.h"
+#endif
 
 #define SEGMENTS	"segments"
 
 static const char export_usage_text[] =
 	"Usage: tracebuf export --opencsd OUTDIR CAPTURE\n"
+	"       tracebuf export --perfetto OUT.json [--pid N] [--tid N] [--time FROM,TO]\n"
+	"                       [--sysroot DIR] [--elf FILE[:ADDR]]... CAPTURE\n"
+	"  --perfetto: the call stacks of every thread over time, in the Chrome\n"
+	"  trace-event JSON format: open OUT.json in ui.perfetto.dev or\n"
+	"  chrome://tracing. Options as for decode --calls.\n"
+	"  --opencsd:\n"
 	"  Split the CoreSight trace of a capture directory (tracebuf record) into\n"
 	"  segments that decode on their own, and write each as an OpenCSD snapshot\n"
 	"  directory OUTDIR/segNNN, listed in OUTDIR/segments. Decode one with\n"
@@ -573,14 +582,80 @@ fail:
 	return ndirs;
 }
 
+#ifdef HAVE_LIBDW
+/*
+ * export --perfetto OUT CAPTURE: written to OUT.tmp, renamed when whole;
+ * streamed (flow.c keeps the threads' call stacks, nothing else).
+ */
+static int export_perfetto(const char *out, const char *cap, const struct tb_flow_cli *cli)
+{
+	struct tb_flow_result res;
+	char tmp[PATH_MAX];
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	if (stat(cap, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", cap,
+			stat(cap, &st) < 0 ? strerror(errno) : "not a directory");
+		return TB_EXIT_FAIL;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "tracebuf: export: %s: name too long\n", out);
+		return TB_EXIT_FAIL;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", tmp, strerror(errno));
+		return TB_EXIT_FAIL;
+	}
+	ret = tb_flow_run("export", cap, FLOW_PERFETTO, true, f, cli, &res);
+	if (fclose(f) && !ret) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", tmp, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret) {
+		unlink(tmp);
+		return TB_EXIT_FAIL;
+	}
+	if (rename(tmp, out)) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", out, strerror(errno));
+		unlink(tmp);
+		return TB_EXIT_FAIL;
+	}
+	printf("%s: %" PRIu64 " calls of %" PRIu64 " instructions; open it in "
+	       "https://ui.perfetto.dev or chrome://tracing\n", out, res.calls, res.insns);
+	if (res.errors || res.refused || res.problems)
+		fprintf(stderr, "tracebuf: export: %s: %" PRIu64 " decode errors, %u files refused, "
+			"%u sideband problems\n", cap, res.errors, res.refused, res.problems);
+	if (res.incomplete)
+		fprintf(stderr, "tracebuf: export: %s: the capture is incomplete (\"complete\": "
+			"false, the recording was interrupted)\n", cap);
+	return res.errors || res.refused || res.problems || res.incomplete ? TB_EXIT_FAIL :
+	       TB_EXIT_OK;
+}
+#endif
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "opencsd", required_argument, NULL, 'o' },
+		{ "perfetto", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+#ifdef HAVE_LIBDW
+		TB_FLOW_LONGOPTS,
+#endif
 		{ NULL, 0, NULL, 0 },
 	};
 	struct export x = { 0 };
+	const char *perfetto = NULL;
+	bool flow_opts = false;
+#ifdef HAVE_LIBDW
+	struct tb_flow_cli cli;
+	const char *badarg;
+
+	tb_flow_cli_init(&cli);
+#endif
 	uint64_t base = 0, total = 0;
 	size_t i, ndirs;
 	char path[PATH_MAX];
@@ -595,21 +670,54 @@ int cmd_export(int argc, char **argv)
 				return usage_err("empty output directory", NULL);
 			x.out = optarg;
 			break;
+		case 'p':
+			if (!*optarg)
+				return usage_err("empty output file", NULL);
+			perfetto = optarg;
+			break;
 		case 'h':
 			fputs(export_usage_text, stdout);
 			return TB_EXIT_OK;
 		default:
+#ifdef HAVE_LIBDW
+			if (c >= TB_FLOW_OPT_PID && c <= TB_FLOW_OPT_NO_DISASM) {
+				if (tb_flow_cli_opt(&cli, c, optarg, &badarg)) {
+					tb_flow_cli_free(&cli);
+					return usage_err("invalid argument", badarg);
+				}
+				flow_opts = true;
+				break;
+			}
+#endif
 			return bad_opt(argv, c);
 		}
 	}
-	if (!x.out)
-		return usage_err("missing the output format and directory (--opencsd OUTDIR)",
+	if (x.out && perfetto)
+		return usage_err("--opencsd and --perfetto cannot be combined", NULL);
+	if (!x.out && !perfetto)
+		return usage_err("missing the output format (--opencsd OUTDIR or --perfetto "
+				 "OUT.json)", NULL);
+	if (flow_opts && !perfetto)
+		return usage_err("--pid, --tid, --time, --sysroot and --elf go with --perfetto",
 				 NULL);
 	if (optind >= argc)
 		return usage_err("missing capture directory", NULL);
 	if (argc - optind > 1)
 		return usage_err("unexpected argument", argv[optind + 1]);
 	x.cap = argv[optind];
+	if (perfetto) {
+#ifdef HAVE_LIBDW
+		int ret = export_perfetto(perfetto, x.cap, &cli);
+
+		tb_flow_cli_free(&cli);
+		return ret;
+#else
+		fputs("tracebuf: export --perfetto needs elfutils: install libelf-dev and "
+		      "libdw-dev (Debian: apt-get install libelf-dev libdw-dev) and rebuild\n",
+		      stderr);
+		return TB_EXIT_FAIL;
+#endif
+	}
 	/* 'export --opencsd CAPTURE OUTDIR' would write into the capture. */
 	snprintf(path, sizeof(path), "%s/%s", x.out, TB_CAPTURE_META);
 	if (!access(path, F_OK)) {
