@@ -7,9 +7,12 @@
 # records, AUX spans, a perf sideband with mmap2/comm/fork and build-ids, the
 # vDSO) and the ground truth; tests/host/gtcheck compares the decoded flow
 # with it, instruction for instruction.
-#   gtrace.sh TRACEBUF GTGEN GTCHECK TOP TMPDIR CC
+# CoreSight the same way: tests/unit/csgtgen.c takes the instructions each
+# thread of a static AArch64 program executed from QEMU's user-mode emulator
+# and writes the ETMv4 trace of a shared sink, decoded with OpenCSD.
+#   gtrace.sh TRACEBUF GTGEN CSGTGEN GTCHECK TOP TMPDIR CC
 set -u
-tool=$1 gtgen=$2 gtcheck=$3 top=$4 t=$5 cc=$6
+tool=$1 gtgen=$2 csgtgen=$3 gtcheck=$4 top=$5 t=$6 cc=$7
 fail=0
 no() { echo "not ok: $*"; fail=1; }
 ok() { echo "ok: $*"; }
@@ -218,4 +221,41 @@ for th in threads:
 PY
 "$tool" export --perfetto "$t/x.json" --opencsd "$t/x" "$t/prog" >/dev/null 2>&1
 [ $? = 2 ] || no "--perfetto with --opencsd: not a usage error"
+
+# 13. CoreSight (ETMv4, OpenCSD): followprog for AArch64, its threads' runs on
+#     two CPUs sharing one sink, one instruction per run too; broken atoms and
+#     addresses fail.
+if ! command -v qemu-aarch64 >/dev/null || ! command -v aarch64-linux-gnu-gcc >/dev/null; then
+	no "CoreSight: qemu-aarch64 (qemu-user) or aarch64-linux-gnu-gcc missing (tests/harness/deps.sh installs them)"
+	exit 1
+fi
+aarch64-linux-gnu-gcc -O1 -g -static -o "$b/followprog-a64" "$top/tests/guest/followprog.c" -lpthread || exit 1
+csgen() {
+	name=$1
+	shift
+	opts=
+	while [ "$1" != -- ]; do opts="$opts $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	"$csgtgen" $opts "$t/$name" "$@" >"$t/$name.gen" 2>&1 || { no "csgtgen $name: $(tail -n 3 "$t/$name.gen")"; return 1; }
+}
+csgen cs-fib -- "$b/followprog-a64" 3 && same cs-fib
+csgen cs-step1 --run 1 -- "$b/followprog-a64" 1 && same cs-step1
+for w in atom addr; do
+	csgen "cs-break-$w" --break "$w" -- "$b/followprog-a64" 2 && differs "cs-break-$w"
+done
+"$tool" decode "$t/cs-fib" --calls >"$t/cs-calls.txt" || no "CoreSight: decode --calls"
+for want in '-> work (followprog-a64)' '-> fib (followprog-a64)' '<- fib  '; do
+	grep -qF -- "$want" "$t/cs-calls.txt" || no "CoreSight: decode --calls: no '$want'"
+done
+"$tool" decode "$t/cs-fib" --insn >"$t/cs-insn.txt" || no "CoreSight: decode --insn"
+grep -qE 'fib\+0x[0-9a-f]+ \(followprog-a64\)  (bl|ret|cmp|b\.)' "$t/cs-insn.txt" ||
+	no "CoreSight: decode --insn: no disassembled line in fib"
+"$tool" export --perfetto "$t/cs.json" "$t/cs-fib" >/dev/null || no "CoreSight: export --perfetto"
+python3 - "$t/cs.json" <<'PY' || no "CoreSight: export --perfetto: no fib slices on two threads"
+import json, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+fib = {(e['pid'], e['tid']) for e in ev if e['ph'] == 'X' and e['name'] == 'fib'}
+assert len(fib) == 2, fib
+PY
 exit $fail
