@@ -251,6 +251,21 @@ done
 "$tool" decode "$t/cs-fib" --insn >"$t/cs-insn.txt" || no "CoreSight: decode --insn"
 grep -qE 'fib\+0x[0-9a-f]+ \(followprog-a64\)  (bl|ret|cmp|b\.)' "$t/cs-insn.txt" ||
 	no "CoreSight: decode --insn: no disassembled line in fib"
+# export --opencsd writes the code the threads ran ([dump] sections): OpenCSD's
+# own trc_pkt_lister follows it through every instruction of the ground truth.
+"$tool" export --opencsd "$t/cs-fib.ocsd" "$t/cs-fib" >"$t/cs-export.out" 2>&1 || no "CoreSight: export --opencsd: $(cat "$t/cs-export.out")"
+grep -q ', 1 memory image$' "$t/cs-export.out" || no "CoreSight: export --opencsd: $(cat "$t/cs-export.out")"
+grep -q '^\[dump1\]$' "$t/cs-fib.ocsd/seg000/cpu_0.ini" || no "CoreSight: export --opencsd: no [dump1] in cpu_0.ini"
+if command -v trc_pkt_lister >/dev/null; then
+	(cd "$t/cs-fib.ocsd" && trc_pkt_lister -ss_dir seg000 -decode -logstdout -no_time_print) >"$t/cs-tpl.txt" 2>&1 ||
+		no "CoreSight: trc_pkt_lister failed on the export"
+	got=$(grep -o 'num_i([0-9]*)' "$t/cs-tpl.txt" | tr -dc '0-9\n' | awk '{ s += $1 } END { print s + 0 }')
+	want=$(grep -c '^S ' "$t/cs-fib/gt.txt")
+	[ "$got" = "$want" ] || no "CoreSight: trc_pkt_lister decoded $got instructions of the export, the ground truth has $want"
+	grep -q 'ADDR_NACC' "$t/cs-tpl.txt" && no "CoreSight: trc_pkt_lister found code missing in the export"
+else
+	no "trc_pkt_lister not installed (Debian: libopencsd-bin)"
+fi
 "$tool" export --perfetto "$t/cs.json" "$t/cs-fib" >/dev/null || no "CoreSight: export --perfetto"
 python3 - "$t/cs.json" <<'PY' || no "CoreSight: export --perfetto: no fib slices on two threads"
 import json, sys
