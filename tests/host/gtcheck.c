@@ -302,9 +302,9 @@ static bool same(const struct thread *t, const struct dinsn *d, const struct gst
 	return true;
 }
 
-static uint64_t check_insns(struct thread *t)
+static uint64_t check_insns(struct thread *t, uint64_t *nbr)
 {
-	size_t i;
+	size_t i, k;
 
 	if (!snapshot) {
 		for (i = 0; i < t->ndr; i++) {
@@ -323,13 +323,14 @@ static uint64_t check_insns(struct thread *t)
 			same(t, t->d, t->g, t->nd < t->ng ? t->nd : t->ng);
 			return 0;
 		}
+		for (k = 0; k < t->ng; k++)
+			*nbr += t->g[k].kind != 0;
 		return same(t, t->d, t->g, t->nd) ? t->nd : 0;
 	}
 	/* Snapshot: each decoded run is the end of its ground-truth run. */
 	for (i = 0; i < t->ndr; i++) {
 		const struct drun *r = &t->dr[i];
 		const struct grun *g = NULL;
-		size_t k;
 
 		for (k = 0; k < t->ngr; k++)
 			if (t->gr[k].time == r->time && t->gr[k].cpu == r->cpu)
@@ -344,7 +345,9 @@ static uint64_t check_insns(struct thread *t)
 				"decoded, the ground truth %zu", t->tid, r->time, r->n, g->n);
 			continue;
 		}
-		same(t, t->d + r->first, t->g + g->first + (g->n - r->n), r->n);
+		if (same(t, t->d + r->first, t->g + g->first + (g->n - r->n), r->n))
+			for (k = 0; k < r->n; k++)
+				*nbr += t->g[g->first + (g->n - r->n) + k].kind != 0;
 	}
 	return t->nd;
 }
@@ -487,10 +490,7 @@ int main(int argc, char **argv)
 		if (t->nd)
 			n++;
 		decoded += t->nd;
-		insns += branches ? check_branches(t, &nbr) : check_insns(t);
-		if (!branches)
-			for (size_t k = 0; k < t->ng; k++)
-				nbr += t->g[k].kind != 0;
+		insns += branches ? check_branches(t, &nbr) : check_insns(t, &nbr);
 	}
 	if (snapshot && !branches)
 		check_snapshot_runs();

@@ -10,6 +10,8 @@
 # CoreSight the same way: tests/unit/csgtgen.c takes the instructions each
 # thread of a static AArch64 program executed from QEMU's user-mode emulator
 # and writes the ETMv4 trace of a shared sink, decoded with OpenCSD.
+# Last, the guest's artifact channel (guest-init.sh's send_artifacts, then
+# run-guest.sh --check-artifacts) carries such captures and checks them.
 #   gtrace.sh TRACEBUF GTGEN CSGTGEN GTCHECK TOP TMPDIR CC
 set -u
 tool=$1 gtgen=$2 csgtgen=$3 gtcheck=$4 top=$5 t=$6 cc=$7
@@ -273,4 +275,26 @@ ev = json.load(open(sys.argv[1]))['traceEvents']
 fib = {(e['pid'], e['tid']) for e in ev if e['ph'] == 'X' and e['name'] == 'fib'}
 assert len(fib) == 2, fib
 PY
+
+# 14. The artifact channel: a ground-truth capture that is right passes, one
+#     with a flipped TNT bit fails, a snapshot is checked with gtcheck.args.
+bb=$(command -v busybox || echo /bin/busybox)
+g=$t/guest-cap o=$t/run
+mkdir -p "$g" "$o" "$t/bbin"
+cp -a "$t/step1" "$g/gt-good"
+cp -a "$t/break-tnt" "$g/gt-bad"
+cp -a "$t/snap" "$g/gt-snap"
+echo --snapshot >"$g/gt-snap/gtcheck.args"
+sed -n '/^send_artifacts() {/,/^}/p' "$top/tests/harness/guest-init.sh" >"$t/send.sh"
+for a in base64 md5sum wc cut; do ln -sf "$bb" "$t/bbin/$a"; done
+PATH=$t/bbin:$PATH "$bb" sh -c ". '$t/send.sh'; send_artifacts '$g'" >"$o/artifacts.log" ||
+	no "send_artifacts failed"
+: >"$o/result.txt"
+TB_PTCHECK=$(dirname "$gtcheck")/ptcheck TB_GTCHECK=$gtcheck TB_HOST_TOOL=$tool \
+	bash "$top/tests/harness/run-guest.sh" --check-artifacts unit "$o" >"$o/out" 2>&1
+grep -q '^PASS unit/gtcheck-gt-good (2 threads, [0-9]* instructions, .* (instruction for instruction))$' "$o/out" ||
+	no "the artifact channel: gt-good did not pass: $(cat "$o/out")"
+grep -q '^PASS unit/gtcheck-gt-snap (.*, snapshot)$' "$o/out" ||
+	no "the artifact channel: gt-snap did not pass as a snapshot: $(cat "$o/out")"
+grep -q '^FAIL unit/gtcheck-gt-bad$' "$o/out" || no "the artifact channel: gt-bad did not fail: $(cat "$o/out")"
 exit $fail
