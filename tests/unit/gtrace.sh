@@ -177,7 +177,8 @@ PY
 # 11. What a user reads: the call trace, the disassembly, JSON lines.
 "$tool" decode "$t/prog" --calls >"$t/calls.txt" || no "decode --calls"
 for want in '-> main (gtprog)' '-> depth (gtprog)' '~> on_usr1 (gtprog) [signal]' \
-	'-> gt_lib_step (libgtlib.so)' '=> gt_lib_mix (libgtlib.so)' '# exec' '<- depth  '; do
+	'-> gt_lib_step (libgtlib.so)' '=> gt_lib_mix (libgtlib.so)' '-> gt_lib_mix@plt (gtprog)' \
+	'# exec' '<- depth  '; do
 	grep -qF -- "$want" "$t/calls.txt" || no "decode --calls: no '$want'"
 done
 "$tool" decode "$t/fib" --insn >"$t/insn.txt" || no "decode --insn"

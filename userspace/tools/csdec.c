@@ -92,6 +92,7 @@ static bool cs_activate(struct csdec *d, uint8_t id)
 	d->active = -1;
 	memset(&c->chunk, 0, sizeof(c->chunk));
 	c->chunk.stream = d->chunk->stream;
+	c->chunk.stream_cpu = d->chunk->stream_cpu;
 	c->chunk.cpu = c->cpu;
 	c->chunk.pid = c->run.pid;
 	c->chunk.tid = c->run.tid;

@@ -66,7 +66,7 @@ static const char export_usage_text[] =
 	"                       [--sysroot DIR] [--elf FILE[:ADDR]]... CAPTURE\n"
 	"  --perfetto: the call stacks of every thread over time, in the Chrome\n"
 	"  trace-event JSON format: open OUT.json in ui.perfetto.dev or\n"
-	"  chrome://tracing. Options as for decode --calls.\n"
+	"  chrome://tracing (\"-\": standard output). Options as for decode --calls.\n"
 	"  --opencsd:\n"
 	"  Split the CoreSight trace of a capture directory (tracebuf record) into\n"
 	"  segments that decode on their own, and write each as an OpenCSD snapshot\n"
@@ -769,6 +769,16 @@ static int export_perfetto(const char *out, const char *cap, const struct tb_flo
 		fprintf(stderr, "tracebuf: export: %s: %s\n", cap,
 			stat(cap, &st) < 0 ? strerror(errno) : "not a directory");
 		return TB_EXIT_FAIL;
+	}
+	if (!strcmp(out, "-")) {
+		/* To standard output (a pipe: gzip, a benchmark's /dev/null). */
+		ret = tb_flow_run("export", cap, FLOW_PERFETTO, true, stdout, cli, &res);
+		if (ret)
+			return TB_EXIT_FAIL;
+		fprintf(stderr, "tracebuf: export: %" PRIu64 " calls of %" PRIu64 " instructions\n",
+			res.calls, res.insns);
+		return res.errors || res.refused || res.problems || res.incomplete ? TB_EXIT_FAIL :
+		       TB_EXIT_OK;
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp)) {
 		fprintf(stderr, "tracebuf: export: %s: name too long\n", out);

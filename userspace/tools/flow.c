@@ -33,12 +33,15 @@
 #endif
 
 #include "flow.h"
+#include "obuf.h"
 #include "perfetto.h"
 #include "tool.h"
 
 #define FLOW_MAX_FRAMES	1024	/* frames kept per thread */
 #define FLOW_MAX_RESUME	16	/* signal frames waiting for their sigreturn */
 #define FLOW_INDENT_MAX	40	/* indentation levels shown */
+#define IC_SIZE		16384	/* --insn: lines' tails cached per (space, address) */
+#define IC_TEXT		232
 
 const char *const flow_class_names[FLOW_NR_CLASSES] = {
 	"other", "jump", "cond", "call", "return", "far_call", "far_return", "far_jump",
@@ -81,10 +84,20 @@ struct thr {
 	uint64_t insns;
 };
 
+/* The part of an --insn line that only depends on the code at an address. */
+struct icache {
+	const struct img_space *space;
+	uint64_t ip;
+	uint16_t len;			/* 0: empty */
+	char text[IC_TEXT];
+};
+
 struct flow {
 	struct flow_opts o;
-	struct thr *thr;
+	struct obuf ob;			/* o.out, buffered */
+	struct thr **thr;
 	size_t nthr, cap;
+	struct icache *ic;		/* [IC_SIZE], --insn only */
 	struct thr *cur;
 	const struct sb_chunk *chunk;
 	struct img_space *space;
@@ -121,8 +134,16 @@ int flow_new(const struct flow_opts *o, struct flow **out)
 	if (!f)
 		return -ENOMEM;
 	f->o = *o;
+	f->ob.f = o->out;
+	if (o->mode == FLOW_INSN) {
+		f->ic = calloc(IC_SIZE, sizeof(*f->ic));
+		if (!f->ic) {
+			free(f);
+			return -ENOMEM;
+		}
+	}
 	if (o->mode == FLOW_PERFETTO)
-		pf_begin(&f->pf, o->out);
+		pf_begin(&f->pf, &f->ob);
 #ifdef HAVE_CAPSTONE
 	if (o->disasm && o->mode == FLOW_INSN) {
 		cs_arch arch = o->machine == EM_AARCH64 ? CS_ARCH_ARM64 : CS_ARCH_X86;
@@ -144,9 +165,12 @@ void flow_free(struct flow *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < f->nthr; i++)
-		free(f->thr[i].frames);
+	for (i = 0; i < f->nthr; i++) {
+		free(f->thr[i]->frames);
+		free(f->thr[i]);
+	}
 	free(f->thr);
+	free(f->ic);
 #ifdef HAVE_CAPSTONE
 	if (f->csi)
 		cs_free(f->csi, 1);
@@ -191,38 +215,73 @@ static bool in_range(const struct flow *f, uint64_t t)
 	return t >= f->o.t_from && t <= f->o.t_to;
 }
 
-static void put_time(const struct flow *f, uint64_t t)
+static void put_time(struct flow *f, uint64_t t)
 {
 	uint64_t z = f->o.t_zero;
 
-	if (t >= z)
-		fprintf(f->o.out, "%6" PRIu64 ".%09" PRIu64, (t - z) / 1000000000,
-			(t - z) % 1000000000);
-	else
-		fprintf(f->o.out, "-%5" PRIu64 ".%09" PRIu64, (z - t) / 1000000000,
-			(z - t) % 1000000000);
+	if (t >= z) {
+		ob_dec_w(&f->ob, (t - z) / 1000000000, 6, ' ');
+	} else {
+		ob_chr(&f->ob, '-');
+		ob_dec_w(&f->ob, (z - t) / 1000000000, 5, ' ');
+		t = z + (z - t);
+	}
+	ob_chr(&f->ob, '.');
+	ob_dec_w(&f->ob, (t - z) % 1000000000, 9, '0');
 }
 
-static void put_prefix(const struct flow *f, const struct thr *t, uint64_t time)
+static void put_prefix(struct flow *f, const struct thr *t, uint64_t time)
 {
 	put_time(f, time);
-	fprintf(f->o.out, " [%u] %" PRId32 "/%" PRId32 " ", t->cpu, t->pid, t->tid);
+	ob_str(&f->ob, " [");
+	ob_dec(&f->ob, t->cpu);
+	ob_str(&f->ob, "] ");
+	ob_sdec(&f->ob, t->pid);
+	ob_chr(&f->ob, '/');
+	ob_sdec(&f->ob, t->tid);
+	ob_chr(&f->ob, ' ');
 }
 
-static void json_head(const struct flow *f, const struct thr *t, const char *type,
-		      uint64_t time)
+static void json_head(struct flow *f, const struct thr *t, const char *type, uint64_t time)
 {
-	fprintf(f->o.out, "{\"type\": \"%s\", \"time\": %" PRIu64 ", \"cpu\": %u, \"pid\": %"
-		PRId32 ", \"tid\": %" PRId32, type, time, t->cpu, t->pid, t->tid);
+	ob_str(&f->ob, "{\"type\": \"");
+	ob_str(&f->ob, type);
+	ob_str(&f->ob, "\", \"time\": ");
+	ob_dec(&f->ob, time);
+	ob_str(&f->ob, ", \"cpu\": ");
+	ob_dec(&f->ob, t->cpu);
+	ob_str(&f->ob, ", \"pid\": ");
+	ob_sdec(&f->ob, t->pid);
+	ob_str(&f->ob, ", \"tid\": ");
+	ob_sdec(&f->ob, t->tid);
 }
 
-static void json_kv_str(FILE *out, const char *key, const char *v)
+static void json_kv_str(struct flow *f, const char *key, const char *v)
 {
-	fprintf(out, ", \"%s\": ", key);
+	ob_str(&f->ob, ", \"");
+	ob_str(&f->ob, key);
+	ob_str(&f->ob, "\": ");
 	if (v)
-		tb_json_str(out, v, strlen(v));
+		ob_json_str(&f->ob, v);
 	else
-		fputs("null", out);
+		ob_str(&f->ob, "null");
+}
+
+static void json_kv_hex(struct flow *f, const char *key, uint64_t v)
+{
+	ob_str(&f->ob, ", \"");
+	ob_str(&f->ob, key);
+	ob_str(&f->ob, "\": \"0x");
+	ob_hex(&f->ob, v);
+	ob_chr(&f->ob, '"');
+}
+
+static void json_kv_dec(struct flow *f, const char *key, uint64_t v)
+{
+	ob_str(&f->ob, ", \"");
+	ob_str(&f->ob, key);
+	ob_str(&f->ob, "\": ");
+	ob_dec(&f->ob, v);
 }
 
 static const char *base_name(const char *p)
@@ -230,6 +289,15 @@ static const char *base_name(const char *p)
 	const char *s = p ? strrchr(p, '/') : NULL;
 
 	return s ? s + 1 : p;
+}
+
+static void indent(struct flow *f, size_t depth)
+{
+	size_t n = 2 * (depth < FLOW_INDENT_MAX ? depth : FLOW_INDENT_MAX);
+
+	ob_room(&f->ob, n);
+	memset(f->ob.b + f->ob.n, ' ', n);
+	f->ob.n += n;
 }
 
 /* ---- threads ------------------------------------------------------------------- */
@@ -243,18 +311,19 @@ static struct thr *thr_of(struct flow *f, const struct sb_chunk *c)
 	if (f->cur && f->cur->key == key)
 		return f->cur;
 	for (i = 0; i < f->nthr; i++)
-		if (f->thr[i].key == key)
-			return &f->thr[i];
+		if (f->thr[i]->key == key)
+			return f->thr[i];
 	if (f->nthr == f->cap) {
 		f->cap = f->cap ? 2 * f->cap : 16;
 		f->thr = xrealloc(f->thr, f->cap, sizeof(*f->thr));
 	}
-	t = &f->thr[f->nthr++];
+	t = xrealloc(NULL, 1, sizeof(*t));
 	memset(t, 0, sizeof(*t));
 	t->key = key;
 	t->pid = c->pid;
 	t->tid = c->tid;
 	t->need_root = true;
+	f->thr[f->nthr++] = t;
 	return t;
 }
 
@@ -338,22 +407,27 @@ static void push(struct flow *f, struct thr *t, uint64_t ip, uint64_t from, uint
 		return;
 	if (f->o.json) {
 		json_head(f, t, how, time);
-		fprintf(f->o.out, ", \"depth\": %zu, \"to\": \"0x%" PRIx64 "\"", depth, ip);
+		json_kv_dec(f, "depth", depth);
+		json_kv_hex(f, "to", ip);
 		if (*how != 's' || dst->signal)
-			fprintf(f->o.out, ", \"from\": \"0x%" PRIx64 "\"", from);
-		json_kv_str(f->o.out, "sym", dst->name);
-		json_kv_str(f->o.out, "binary", dst->binary);
-		fputs("}\n", f->o.out);
+			json_kv_hex(f, "from", from);
+		json_kv_str(f, "sym", dst->name);
+		json_kv_str(f, "binary", dst->binary);
+		ob_str(&f->ob, "}\n");
 		return;
 	}
 	put_prefix(f, t, time);
-	fprintf(f->o.out, "%*s%s%s", 2 * (int)(depth < FLOW_INDENT_MAX ? depth : FLOW_INDENT_MAX),
-		"", *how == 'c' ? "-> " : *how == 'j' ? "=> " : dst->signal ? "~> " : "", dst->name);
-	if (dst->binary)
-		fprintf(f->o.out, " (%s)", base_name(dst->binary));
+	indent(f, depth);
+	ob_str(&f->ob, *how == 'c' ? "-> " : *how == 'j' ? "=> " : dst->signal ? "~> " : "");
+	ob_str(&f->ob, dst->name);
+	if (dst->binary) {
+		ob_str(&f->ob, " (");
+		ob_str(&f->ob, base_name(dst->binary));
+		ob_chr(&f->ob, ')');
+	}
 	if (dst->signal)
-		fputs(" [signal]", f->o.out);
-	fputc('\n', f->o.out);
+		ob_str(&f->ob, " [signal]");
+	ob_chr(&f->ob, '\n');
 }
 
 /* The top frame ends at time (a return, or the end of the flow when !ret). */
@@ -379,15 +453,20 @@ static void pop(struct flow *f, struct thr *t, uint64_t time, uint64_t from, boo
 		return;
 	if (f->o.json) {
 		json_head(f, t, "return", time);
-		fprintf(f->o.out, ", \"depth\": %zu, \"from\": \"0x%" PRIx64 "\"", t->depth, from);
-		json_kv_str(f->o.out, "sym", fr->name);
-		fprintf(f->o.out, ", \"duration\": %" PRIu64 "}\n", dur);
+		json_kv_dec(f, "depth", t->depth);
+		json_kv_hex(f, "from", from);
+		json_kv_str(f, "sym", fr->name);
+		json_kv_dec(f, "duration", dur);
+		ob_str(&f->ob, "}\n");
 		return;
 	}
 	put_prefix(f, t, time);
-	fprintf(f->o.out, "%*s<- %s  %" PRIu64 " ns\n",
-		2 * (int)(t->depth < FLOW_INDENT_MAX ? t->depth : FLOW_INDENT_MAX), "", fr->name,
-		dur);
+	indent(f, t->depth);
+	ob_str(&f->ob, "<- ");
+	ob_str(&f->ob, fr->name);
+	ob_str(&f->ob, "  ");
+	ob_dec(&f->ob, dur);
+	ob_str(&f->ob, " ns\n");
 }
 
 static void unwind(struct flow *f, struct thr *t, uint64_t time)
@@ -418,7 +497,7 @@ void flow_begin(struct flow *f, const struct sb_chunk *c, struct img_space *spac
 	    in_range(f, c->time)) {
 		/* The thread was switched in (its SWITCH IN record's time). */
 		json_head(f, t, "run", c->time);
-		fprintf(f->o.out, ", \"exec\": %s}\n", c->exec ? "true" : "false");
+		ob_str(&f->ob, c->exec ? ", \"exec\": true}\n" : ", \"exec\": false}\n");
 	}
 	if (c->exec) {
 		/* A new program: nothing of the old one's stack is left. */
@@ -426,12 +505,12 @@ void flow_begin(struct flow *f, const struct sb_chunk *c, struct img_space *spac
 		if (f->o.json) {
 			if (f->o.mode == FLOW_CALLS && in_range(f, c->time)) {
 				json_head(f, t, "exec", c->time);
-				fputs("}\n", f->o.out);
+				ob_str(&f->ob, "}\n");
 			}
 		} else if (f->o.mode != FLOW_PERFETTO && f->o.mode != FLOW_COUNT &&
 			   in_range(f, c->time)) {
 			put_prefix(f, t, c->time);
-			fputs("# exec\n", f->o.out);
+			ob_str(&f->ob, "# exec\n");
 		}
 	}
 	if (c->lost_before)
@@ -441,11 +520,16 @@ void flow_begin(struct flow *f, const struct sb_chunk *c, struct img_space *spac
 		t->last_time = c->time;
 }
 
-static void put_insn(struct flow *f, struct thr *t, const struct flow_insn *in)
+/* What follows the time and thread in an --insn line: it depends on the code only. */
+static size_t insn_tail(struct flow *f, const struct flow_insn *in, char *out, size_t len)
 {
 	struct img_where w;
 	bool have = f->space && !img_space_where(f->space, in->ip, &w);
-	char dis[200] = "";
+	char dis[200] = "", sym[512];
+	FILE *m;
+	size_t n = 0;
+	char *buf = NULL;
+	unsigned int i;
 
 #ifdef HAVE_CAPSTONE
 	if (f->cs_ok && in->size) {
@@ -460,35 +544,73 @@ static void put_insn(struct flow *f, struct thr *t, const struct flow_insn *in)
 			snprintf(dis, sizeof(dis), "(bad)");
 	}
 #endif
+	m = open_memstream(&buf, &n);
+	if (!m)
+		return 0;
+	if (f->o.json) {
+		fprintf(m, ", \"ip\": \"0x%" PRIx64 "\", \"size\": %u, \"class\": \"%s\", "
+			"\"bytes\": \"", in->ip, in->size, flow_class_names[in->cls]);
+		for (i = 0; i < in->size && i < sizeof(in->raw); i++)
+			fprintf(m, "%02x", in->raw[i]);
+		fputs("\", \"binary\": ", m);
+		if (have)
+			tb_json_str(m, w.binary, strlen(w.binary));
+		else
+			fputs("null", m);
+		fputs(", \"sym\": ", m);
+		if (have && w.sym)
+			tb_json_str(m, w.sym, strlen(w.sym));
+		else
+			fputs("null", m);
+		if (have)
+			fprintf(m, ", \"offset\": %" PRIu64, w.soff);
+		if (dis[0]) {
+			fputs(", \"insn\": ", m);
+			tb_json_str(m, dis, strlen(dis));
+		}
+		fputs("}\n", m);
+	} else {
+		if (have && w.sym)
+			snprintf(sym, sizeof(sym), "%s+0x%" PRIx64 " (%s)", w.sym, w.soff,
+				 base_name(w.binary));
+		else if (have)
+			snprintf(sym, sizeof(sym), "(%s+0x%" PRIx64 ")", base_name(w.binary), w.soff);
+		else
+			snprintf(sym, sizeof(sym), "(unknown)");
+		fprintf(m, "%16" PRIx64 "  %s%s%s\n", in->ip, sym, dis[0] ? "  " : "", dis);
+	}
+	if (fclose(m)) {
+		free(buf);
+		return 0;
+	}
+	if (n < len)
+		memcpy(out, buf, n);
+	else
+		ob_mem(&f->ob, buf, n);		/* too long to keep: written now */
+	free(buf);
+	return n < len ? n : 0;
+}
+
+static void put_insn(struct flow *f, struct thr *t, const struct flow_insn *in)
+{
+	struct icache *c = &f->ic[(in->ip ^ (in->ip >> 14)) % IC_SIZE];
+
 	if (f->o.json) {
 		json_head(f, t, "insn", in->time);
 		if (in->have_ts)
-			fprintf(f->o.out, ", \"ts\": %" PRIu64, in->ts);
-		fprintf(f->o.out, ", \"ip\": \"0x%" PRIx64 "\", \"size\": %u, \"class\": \"%s\", "
-			"\"bytes\": \"", in->ip, in->size, flow_class_names[in->cls]);
-		for (unsigned int i = 0; i < in->size && i < sizeof(in->raw); i++)
-			fprintf(f->o.out, "%02x", in->raw[i]);
-		fputc('"', f->o.out);
-		json_kv_str(f->o.out, "binary", have ? w.binary : NULL);
-		json_kv_str(f->o.out, "sym", have ? w.sym : NULL);
-		if (have)
-			fprintf(f->o.out, ", \"offset\": %" PRIu64, w.soff);
-		if (dis[0])
-			json_kv_str(f->o.out, "insn", dis);
-		fputs("}\n", f->o.out);
+			json_kv_dec(f, "ts", in->ts);
+	} else {
+		put_prefix(f, t, in->time);
+	}
+	if (c->len && c->ip == in->ip && c->space == f->space) {
+		ob_mem(&f->ob, c->text, c->len);
 		return;
 	}
-	put_prefix(f, t, in->time);
-	fprintf(f->o.out, "%16" PRIx64 "  ", in->ip);
-	if (have && w.sym)
-		fprintf(f->o.out, "%s+0x%" PRIx64 " (%s)", w.sym, w.soff, base_name(w.binary));
-	else if (have)
-		fprintf(f->o.out, "(%s+0x%" PRIx64 ")", base_name(w.binary), w.soff);
-	else
-		fputs("(unknown)", f->o.out);
-	if (dis[0])
-		fprintf(f->o.out, "  %s", dis);
-	fputc('\n', f->o.out);
+	c->len = (uint16_t)insn_tail(f, in, c->text, sizeof(c->text));
+	c->ip = in->ip;
+	c->space = f->space;
+	if (c->len)
+		ob_mem(&f->ob, c->text, c->len);
 }
 
 /* The thread was interrupted at 'from' (where it would have resumed) and goes on at 'to'. */
@@ -510,7 +632,8 @@ static void async_to(struct flow *f, struct thr *t, uint64_t from, unsigned int 
 			if (f->o.mode == FLOW_CALLS && in_range(f, time)) {
 				if (f->o.json) {
 					json_head(f, t, "sigreturn", time);
-					fprintf(f->o.out, ", \"to\": \"0x%" PRIx64 "\"}\n", to);
+					json_kv_hex(f, "to", to);
+					ob_str(&f->ob, "}\n");
 				}
 			}
 			return;
@@ -538,12 +661,16 @@ void flow_async(struct flow *f, uint64_t from, uint64_t to, uint64_t time)
 	if (f->o.mode == FLOW_INSN && in_range(f, time)) {
 		if (f->o.json) {
 			json_head(f, t, "async", time);
-			fprintf(f->o.out, ", \"from\": \"0x%" PRIx64 "\", \"to\": \"0x%" PRIx64 "\"}\n",
-				from, to);
+			json_kv_hex(f, "from", from);
+			json_kv_hex(f, "to", to);
+			ob_str(&f->ob, "}\n");
 		} else {
 			put_prefix(f, t, time);
-			fprintf(f->o.out, "# interrupted at 0x%" PRIx64 ", resumes at 0x%" PRIx64 "\n",
-				from, to);
+			ob_str(&f->ob, "# interrupted at 0x");
+			ob_hex(&f->ob, from);
+			ob_str(&f->ob, ", resumes at 0x");
+			ob_hex(&f->ob, to);
+			ob_chr(&f->ob, '\n');
 		}
 	}
 	if (!t->need_root)
@@ -633,20 +760,34 @@ void flow_error(struct flow *f, uint64_t off, uint64_t ip, const char *msg)
 		return;
 	}
 	if (f->o.json) {
-		fprintf(f->o.out, "{\"type\": \"error\", \"cpu\": %u, \"pid\": %" PRId32 ", \"tid\": %"
-			PRId32 ", \"offset\": %" PRIu64, c ? c->cpu : 0, c ? c->pid : -1,
-			c ? c->tid : -1, off);
+		ob_str(&f->ob, "{\"type\": \"error\", \"cpu\": ");
+		ob_dec(&f->ob, c ? c->cpu : 0);
+		ob_str(&f->ob, ", \"pid\": ");
+		ob_sdec(&f->ob, c ? c->pid : -1);
+		ob_str(&f->ob, ", \"tid\": ");
+		ob_sdec(&f->ob, c ? c->tid : -1);
+		json_kv_dec(f, "offset", off);
 		if (ip)
-			fprintf(f->o.out, ", \"ip\": \"0x%" PRIx64 "\"", ip);
-		json_kv_str(f->o.out, "message", msg);
-		fputs("}\n", f->o.out);
+			json_kv_hex(f, "ip", ip);
+		json_kv_str(f, "message", msg);
+		ob_str(&f->ob, "}\n");
 		return;
 	}
-	fprintf(f->o.out, "# error: cpu %u thread %" PRId32 " at cpu%u.aux offset 0x%" PRIx64,
-		c ? c->cpu : 0, c ? c->tid : -1, c ? c->cpu : 0, off);
-	if (ip)
-		fprintf(f->o.out, ", ip 0x%" PRIx64, ip);
-	fprintf(f->o.out, ": %s\n", msg);
+	ob_str(&f->ob, "# error: cpu ");
+	ob_dec(&f->ob, c ? c->cpu : 0);
+	ob_str(&f->ob, " thread ");
+	ob_sdec(&f->ob, c ? c->tid : -1);
+	ob_str(&f->ob, " at cpu");
+	ob_dec(&f->ob, c ? c->stream_cpu : 0);
+	ob_str(&f->ob, ".aux offset 0x");
+	ob_hex(&f->ob, off);
+	if (ip) {
+		ob_str(&f->ob, ", ip 0x");
+		ob_hex(&f->ob, ip);
+	}
+	ob_str(&f->ob, ": ");
+	ob_str(&f->ob, msg);
+	ob_chr(&f->ob, '\n');
 }
 
 void flow_lost(struct flow *f, const char *why, uint64_t time)
@@ -669,12 +810,14 @@ void flow_lost(struct flow *f, const char *why, uint64_t time)
 		return;
 	if (f->o.json) {
 		json_head(f, t, "lost", time);
-		json_kv_str(f->o.out, "reason", why);
-		fputs("}\n", f->o.out);
+		json_kv_str(f, "reason", why);
+		ob_str(&f->ob, "}\n");
 		return;
 	}
 	put_prefix(f, t, time);
-	fprintf(f->o.out, "# %s\n", why);
+	ob_str(&f->ob, "# ");
+	ob_str(&f->ob, why);
+	ob_chr(&f->ob, '\n');
 }
 
 void flow_progress(struct flow *f, uint64_t bytes_done)
@@ -712,7 +855,7 @@ int flow_finish(struct flow *f)
 	size_t i;
 
 	for (i = 0; i < f->nthr; i++) {
-		struct thr *t = &f->thr[i];
+		struct thr *t = f->thr[i];
 
 		while (t->depth)
 			pop(f, t, t->last_time, 0, false);
@@ -720,6 +863,7 @@ int flow_finish(struct flow *f)
 	if (f->progress_shown)
 		fputs("\r\033[K", stderr);
 	if (f->o.mode == FLOW_PERFETTO)
-		return pf_end(&f->pf, f->o.cmd, f->insns, f->errors);
-	return 0;
+		pf_end(&f->pf, f->o.dir ? f->o.dir : "", f->insns, f->errors);
+	ob_flush(&f->ob);
+	return f->ob.err || fflush(f->o.out) ? -EIO : 0;
 }

@@ -65,6 +65,7 @@ struct flow_opts {
 	bool json;
 	FILE *out;
 	const char *cmd;
+	const char *dir;		/* the capture (named in the Perfetto file) */
 	struct sb *sb;
 	int machine;			/* EM_X86_64, EM_AARCH64: the disassembler */
 	bool disasm;			/* --insn: disassemble (when built with Capstone) */

@@ -166,7 +166,7 @@ int tb_flow_run(const char *cmd, const char *dir, enum flow_mode mode, bool json
 	struct img_opts io = { .cmd = cmd, .sysroot = cli->sysroot, .capdir = dir };
 	struct sb_opts so = { .cmd = cmd, .dir = dir, .elfs = cli->elfs, .nelfs = cli->nelfs };
 	struct flow_opts fo = {
-		.mode = mode, .json = json, .out = out, .cmd = cmd, .pid = cli->pid,
+		.mode = mode, .json = json, .out = out, .cmd = cmd, .dir = dir, .pid = cli->pid,
 		.tid = cli->tid, .t_from = 0, .t_to = UINT64_MAX, .disasm = cli->disasm,
 	};
 	struct tracebuf_capture *cap = NULL;
@@ -225,7 +225,8 @@ int tb_flow_run(const char *cmd, const char *dir, enum flow_mode mode, bool json
 			"FILE[:ADDR])\n", cmd, dir);
 	fo.sb = sb;
 	fo.machine = !strcmp(backend, "coresight") ? EM_AARCH64 : EM_X86_64;
-	fo.progress = out != stdout ? isatty(STDERR_FILENO) : false;
+	/* Progress on a terminal, unless the output goes to the same one. */
+	fo.progress = isatty(STDERR_FILENO) && !(out == stdout && isatty(STDOUT_FILENO));
 	for (i = 0; i < tracebuf_capture_nr_streams(cap); i++) {
 		const void *aux;
 		uint64_t len;

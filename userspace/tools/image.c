@@ -47,6 +47,9 @@ struct img_file {
 	bool dwfl_failed;
 	struct sym_range *syms;		/* sorted by lo */
 	size_t nsyms, syms_cap;
+	struct sym_range *plt;		/* PLT stubs, "name@plt", sorted */
+	size_t nplt;
+	bool plt_done;
 	char **names;			/* copies of symbol names (dwfl's may move) */
 	size_t nnames, names_cap;
 };
@@ -170,6 +173,7 @@ static void file_free(struct img_file *f)
 		free(f->names[i]);
 	free(f->names);
 	free(f->syms);
+	free(f->plt);
 	free(f->load);
 	free(f->path);
 	free(f->found);
@@ -367,7 +371,7 @@ struct img_file *img_get(struct img_cache *c, const char *path, const uint8_t *b
 	for (i = 0; i < c->n; i++) {
 		f = c->files[i];
 		if (!strcmp(f->path, path) && f->bid_len == bid_len &&
-		    !memcmp(f->bid, bid, bid_len)) {
+		    (!bid_len || !memcmp(f->bid, bid, bid_len))) {
 			*why = f->why;
 			return f->found ? f : NULL;
 		}
@@ -375,7 +379,8 @@ struct img_file *img_get(struct img_cache *c, const char *path, const uint8_t *b
 	f = xcalloc(1, sizeof(*f));
 	f->c = c;
 	f->path = xstrdup(path);
-	memcpy(f->bid, bid, bid_len);
+	if (bid_len)
+		memcpy(f->bid, bid, bid_len);
 	f->bid_len = bid_len;
 	if (!strcmp(path, "[vdso]")) {
 		r = open_vdso(c, f, &w);
@@ -491,6 +496,16 @@ static bool open_dwfl(struct img_cache *c, struct img_file *f)
 	return f->dwfl != NULL;
 }
 
+static const char *keep_name_plt(struct img_file *f, const char *name)
+{
+	if (f->nnames == f->names_cap) {
+		f->names_cap = f->names_cap ? 2 * f->names_cap : 64;
+		f->names = xrealloc_arr(f->names, f->names_cap, sizeof(*f->names));
+	}
+	f->names[f->nnames] = xstrdup(name);
+	return f->names[f->nnames++];
+}
+
 /* A copy of a symbol's name without its version ("memcpy@@GLIBC_2.14"). */
 static const char *keep_name(struct img_file *f, const char *name)
 {
@@ -505,6 +520,83 @@ static const char *keep_name(struct img_file *f, const char *name)
 	if (at && at != f->names[f->nnames])
 		*at = 0;
 	return f->names[f->nnames++];
+}
+
+/*
+ * PLT stubs have no symbol: name them "function@plt" from .rela.plt, as
+ * objdump and perf do. x86_64: 16-byte stubs in .plt.sec (IBT), else in
+ * .plt after its 16-byte header; AArch64: 16-byte stubs in .plt after its
+ * 32-byte header; one per .rela.plt entry, in order.
+ */
+static void plt_names(struct img_file *f)
+{
+	Elf_Scn *scn = NULL, *rela = NULL, *plt = NULL, *plt_sec = NULL;
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Data *rd, *dd;
+	size_t shstrndx, i, n;
+	uint64_t base, stride = 16;
+
+	f->plt_done = true;
+	if (elf_getshdrstrndx(f->elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(f->elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".rela.plt"))
+			rela = scn;
+		else if (!strcmp(name, ".plt"))
+			plt = scn;
+		else if (!strcmp(name, ".plt.sec"))
+			plt_sec = scn;
+	}
+	if (!rela || !(plt || plt_sec) || !gelf_getshdr(rela, &rsh) || !rsh.sh_entsize)
+		return;
+	if (plt_sec && f->machine == EM_X86_64) {
+		gelf_getshdr(plt_sec, &psh);
+		base = psh.sh_addr;
+	} else if (plt) {
+		gelf_getshdr(plt, &psh);
+		base = psh.sh_addr + (f->machine == EM_AARCH64 ? 32 : 16);
+	} else {
+		return;
+	}
+	if (f->machine != EM_X86_64 && f->machine != EM_AARCH64)
+		return;
+	rd = elf_getdata(rela, NULL);
+	dd = NULL;
+	if (rsh.sh_link) {
+		Elf_Scn *ds = elf_getscn(f->elf, rsh.sh_link);
+
+		if (ds && gelf_getshdr(ds, &dsh))
+			dd = elf_getdata(ds, NULL);
+	}
+	n = rsh.sh_size / rsh.sh_entsize;
+	if (!rd || !n || n > 1000000)
+		return;
+	f->plt = xcalloc(n, sizeof(*f->plt));
+	for (i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name = NULL;
+		char buf[256];
+
+		if (!gelf_getrela(rd, (int)i, &r))
+			break;
+		if (dd && GELF_R_SYM(r.r_info) && gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+			name = elf_strptr(f->elf, dsh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;	/* IRELATIVE: no name */
+		snprintf(buf, sizeof(buf), "%s@plt", name);
+		f->plt[f->nplt].lo = base + stride * i;
+		f->plt[f->nplt].hi = base + stride * (i + 1);
+		f->plt[f->nplt++].name = keep_name_plt(f, buf);
+	}
 }
 
 /* The index of the first range with lo > va. */
@@ -547,8 +639,28 @@ const char *img_sym(struct img_file *f, uint64_t off, uint64_t *soff)
 		return NULL;
 	at = sym_upper(f, va);
 	if (at && va < f->syms[at - 1].hi) {
-		*soff = va - f->syms[at - 1].lo;
+		if (f->syms[at - 1].name)
+			*soff = va - f->syms[at - 1].lo;
 		return f->syms[at - 1].name;
+	}
+	if (!f->plt_done)
+		plt_names(f);
+	if (f->nplt) {
+		size_t lo = 0, hi = f->nplt;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (f->plt[mid].lo <= va)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && va < f->plt[lo - 1].hi) {
+			sym_insert(f, at, f->plt[lo - 1].lo, f->plt[lo - 1].hi, f->plt[lo - 1].name);
+			*soff = va - f->plt[lo - 1].lo;
+			return f->plt[lo - 1].name;
+		}
 	}
 	if (!open_dwfl(f->c, f))
 		return NULL;
@@ -676,8 +788,13 @@ int img_space_where(struct img_space *s, uint64_t addr, struct img_where *w)
 	w->binary = m->path;
 	w->why = m->why;
 	w->soff = m->pgoff + (addr - m->start);
-	if (m->f)
-		w->sym = img_sym(m->f, w->soff, &w->soff);
+	if (m->f) {
+		uint64_t so;
+
+		w->sym = img_sym(m->f, w->soff, &so);
+		if (w->sym)
+			w->soff = so;
+	}
 	return 0;
 }
 
@@ -765,7 +882,8 @@ static void read_kallsyms(struct img_kernel *k)
 		k->syms[k->nsyms++].name = xstrdup(name);
 	}
 	fclose(f);
-	qsort(k->syms, k->nsyms, sizeof(*k->syms), ksym_cmp);
+	if (k->nsyms > 1)
+		qsort(k->syms, k->nsyms, sizeof(*k->syms), ksym_cmp);
 }
 
 struct img_kernel *img_kernel(struct img_cache *c, const char *build_id, const char **why)

@@ -19,75 +19,95 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "obuf.h"
 #include "perfetto.h"
-#include "tool.h"
 
 static void sep(struct pf *p)
 {
-	fputs(p->first ? "\n" : ",\n", p->f);
+	ob_str(p->o, p->first ? "\n" : ",\n");
 	p->first = false;
 	p->events++;
 }
 
 /* Microseconds with three decimals: ns exactly. */
-static void us(FILE *f, uint64_t ns)
+static void us(struct obuf *o, uint64_t ns)
 {
-	fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	ob_dec(o, ns / 1000);
+	ob_chr(o, '.');
+	ob_dec_w(o, ns % 1000, 3, '0');
 }
 
-void pf_begin(struct pf *p, FILE *f)
+static void ids(struct obuf *o, int32_t pid, int32_t tid)
+{
+	ob_str(o, ", \"pid\": ");
+	ob_sdec(o, pid);
+	ob_str(o, ", \"tid\": ");
+	ob_sdec(o, tid);
+}
+
+void pf_begin(struct pf *p, struct obuf *o)
 {
 	memset(p, 0, sizeof(*p));
-	p->f = f;
+	p->o = o;
 	p->first = true;
-	fputs("{\"traceEvents\": [", f);
+	ob_str(o, "{\"traceEvents\": [");
 }
 
 void pf_name(struct pf *p, bool process, int32_t pid, int32_t tid, const char *name)
 {
 	sep(p);
-	fprintf(p->f, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %" PRId32 ", \"tid\": %" PRId32
-		", \"args\": {\"name\": ", process ? "process_name" : "thread_name", pid, tid);
-	tb_json_str(p->f, name, strlen(name));
-	fputs("}}", p->f);
+	ob_str(p->o, process ? "{\"name\": \"process_name\", \"ph\": \"M\"" :
+			       "{\"name\": \"thread_name\", \"ph\": \"M\"");
+	ids(p->o, pid, tid);
+	ob_str(p->o, ", \"args\": {\"name\": ");
+	ob_json_str(p->o, name);
+	ob_str(p->o, "}}");
 }
 
 void pf_slice(struct pf *p, int32_t pid, int32_t tid, const char *name, const char *binary,
 	      uint64_t addr, uint64_t start_ns, uint64_t dur_ns)
 {
 	sep(p);
-	fputs("{\"name\": ", p->f);
-	tb_json_str(p->f, name, strlen(name));
-	fputs(", \"cat\": \"call\", \"ph\": \"X\", \"ts\": ", p->f);
-	us(p->f, start_ns);
-	fputs(", \"dur\": ", p->f);
-	us(p->f, dur_ns);
-	fprintf(p->f, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 ", \"args\": {", pid, tid);
+	ob_str(p->o, "{\"name\": ");
+	ob_json_str(p->o, name);
+	ob_str(p->o, ", \"cat\": \"call\", \"ph\": \"X\", \"ts\": ");
+	us(p->o, start_ns);
+	ob_str(p->o, ", \"dur\": ");
+	us(p->o, dur_ns);
+	ids(p->o, pid, tid);
+	ob_str(p->o, ", \"args\": {");
 	if (binary) {
-		fputs("\"binary\": ", p->f);
-		tb_json_str(p->f, binary, strlen(binary));
-		fputs(", ", p->f);
+		ob_str(p->o, "\"binary\": ");
+		ob_json_str(p->o, binary);
+		ob_str(p->o, ", ");
 	}
-	fprintf(p->f, "\"addr\": \"0x%" PRIx64 "\"}}", addr);
+	ob_str(p->o, "\"addr\": \"0x");
+	ob_hex(p->o, addr);
+	ob_str(p->o, "\"}}");
 }
 
 void pf_instant(struct pf *p, int32_t pid, int32_t tid, const char *name, uint64_t ns)
 {
 	sep(p);
-	fputs("{\"name\": ", p->f);
-	tb_json_str(p->f, name, strlen(name));
-	fputs(", \"cat\": \"trace\", \"ph\": \"i\", \"s\": \"t\", \"ts\": ", p->f);
-	us(p->f, ns);
-	fprintf(p->f, ", \"pid\": %" PRId32 ", \"tid\": %" PRId32 "}", pid, tid);
+	ob_str(p->o, "{\"name\": ");
+	ob_json_str(p->o, name);
+	ob_str(p->o, ", \"cat\": \"trace\", \"ph\": \"i\", \"s\": \"t\", \"ts\": ");
+	us(p->o, ns);
+	ids(p->o, pid, tid);
+	ob_chr(p->o, '}');
 }
 
-int pf_end(struct pf *p, const char *capture, uint64_t insns, uint64_t errors)
+void pf_end(struct pf *p, const char *capture, uint64_t insns, uint64_t errors)
 {
-	fputs("\n], \"displayTimeUnit\": \"ns\", \"otherData\": {\"capture\": ", p->f);
-	tb_json_str(p->f, capture, strlen(capture));
-	fprintf(p->f, ", \"instructions\": %" PRIu64 ", \"errors\": %" PRIu64 ", \"events\": %"
-		PRIu64 "}}\n", insns, errors, p->events);
-	return ferror(p->f) ? -1 : 0;
+	ob_str(p->o, "\n], \"displayTimeUnit\": \"ns\", \"otherData\": {\"capture\": ");
+	ob_json_str(p->o, capture);
+	ob_str(p->o, ", \"instructions\": ");
+	ob_dec(p->o, insns);
+	ob_str(p->o, ", \"errors\": ");
+	ob_dec(p->o, errors);
+	ob_str(p->o, ", \"events\": ");
+	ob_dec(p->o, p->events);
+	ob_str(p->o, "}}\n");
 }
 
 uint64_t pf_events(const struct pf *p)

@@ -7,9 +7,10 @@
  * configured from meta.json (the CPU's family/model/stepping for the
  * errata, CPUID 0x15, the nominal ratio) and the driver configuration in
  * force (mtc_period), and synchronises on its first PSB. The code comes
- * from one pt_image whose read callback reads the chunk's process's
- * address space (image.h): the ELF files the sideband recorded, checked
- * against their build-ids, and the vDSO's copy. Where the decoder cannot
+ * from a pt_image per address space (image.h: the ELF files the sideband
+ * recorded, checked against their build-ids, and the vDSO's copy), each
+ * mapping a section of libipt's section cache; a read callback reads
+ * what no section holds (the kernel through /proc/kcore). Where the decoder cannot
  * go on (no code mapped at an address, a file refused, a packet it
  * rejects) the error is reported with its offset and the reason, counted,
  * and decoding resumes at the next PSB (flow_lost() says the flow is
@@ -44,18 +45,28 @@ struct ptcaps {
 	uint64_t tsc_hz;		/* 0: unknown */
 };
 
+/* The libipt image of an address space: its files as cached sections. */
+struct ptimg {
+	const struct img_space *space;
+	struct pt_image *image;
+};
+
 struct ptdec {
 	struct tracebuf_capture *cap;
 	struct sb *sb;
 	struct flow *fl;
 	struct img_space *space;	/* the current chunk's process */
-	struct pt_image *image;
+	struct pt_image_section_cache *iscache;
+	struct ptimg *imgs;
+	size_t nimgs, imgs_cap, last_img;
 	uint64_t cut;
 	/* Time of the current chunk. */
 	uint64_t chunk_time;
 	bool have_anchor;
 	uint64_t anchor_tsc;
 	uint64_t tsc_hz;
+	bool have_last;			/* the last conversion, reused while the TSC stays */
+	uint64_t last_tsc, last_ns;
 };
 
 static int read_mem(uint8_t *buffer, size_t size, const struct pt_asid *asid, uint64_t ip,
@@ -69,6 +80,58 @@ static int read_mem(uint8_t *buffer, size_t size, const struct pt_asid *asid, ui
 		return -pte_nomap;
 	n = img_space_read(d->space, ip, buffer, size);
 	return n ? (int)n : -pte_nomap;
+}
+
+/*
+ * The pt_image of space: each mapping of a file (checked against its
+ * build-id by image.c) a section of libipt's section cache, which maps
+ * the file and reads it without a call per instruction; what no section
+ * holds (the kernel, code of refused files) goes to read_mem().
+ */
+static struct pt_image *image_of(struct ptdec *d, struct img_space *space)
+{
+	struct pt_image *image;
+	size_t i;
+
+	if (d->last_img < d->nimgs && d->imgs[d->last_img].space == space)
+		return d->imgs[d->last_img].image;
+	for (i = 0; i < d->nimgs; i++)
+		if (d->imgs[i].space == space) {
+			d->last_img = i;
+			return d->imgs[i].image;
+		}
+	image = pt_image_alloc(NULL);
+	if (!image)
+		return NULL;
+	for (i = 0; i < space->n; i++) {
+		const struct img_map *m = &space->maps[i];
+		uint64_t len = m->end - m->start;
+		int isid;
+
+		if (!m->f || m->pgoff >= img_size(m->f))
+			continue;
+		if (len > img_size(m->f) - m->pgoff)
+			len = img_size(m->f) - m->pgoff;
+		isid = pt_iscache_add_file(d->iscache, img_found(m->f), m->pgoff, len, m->start);
+		if (isid < 0 || pt_image_add_cached(image, d->iscache, isid, NULL) < 0)
+			continue;	/* read_mem() reads it instead */
+	}
+	pt_image_set_callback(image, read_mem, d);
+	if (d->nimgs == d->imgs_cap) {
+		struct ptimg *n;
+
+		d->imgs_cap = d->imgs_cap ? 2 * d->imgs_cap : 16;
+		n = realloc(d->imgs, d->imgs_cap * sizeof(*n));
+		if (!n) {
+			pt_image_free(image);
+			return NULL;
+		}
+		d->imgs = n;
+	}
+	d->imgs[d->nimgs].space = space;
+	d->imgs[d->nimgs].image = image;
+	d->last_img = d->nimgs++;
+	return image;
 }
 
 static void read_caps(struct tracebuf_capture *cap, unsigned int cpu, struct ptcaps *c)
@@ -144,7 +207,12 @@ static void insn_time(struct ptdec *d, struct pt_insn_decoder *dec, struct flow_
 	if (pt_insn_time(dec, &tsc, &lost_mtc, &lost_cyc) >= 0) {
 		fi->ts = tsc;
 		fi->have_ts = true;
-		fi->time = time_of(d, tsc);
+		if (!d->have_last || tsc != d->last_tsc) {
+			d->last_ns = time_of(d, tsc);
+			d->last_tsc = tsc;
+			d->have_last = true;
+		}
+		fi->time = d->last_ns;
 	} else {
 		fi->have_ts = false;
 		fi->time = d->chunk_time;
@@ -195,9 +263,10 @@ static void decode_chunk(struct ptdec *d, const struct sb_chunk *c, const uint8_
 		flow_error(d->fl, c->begin, 0, "cannot allocate a libipt instruction decoder");
 		return;
 	}
-	pt_insn_set_image(dec, d->image);
+	pt_insn_set_image(dec, d->space ? image_of(d, d->space) : NULL);
 	d->chunk_time = c->time;
 	d->have_anchor = false;
+	d->have_last = false;
 	d->tsc_hz = caps->tsc_hz;
 
 	for (synced = false;; synced = true) {
@@ -295,14 +364,13 @@ int ptdec_flow(struct tracebuf_capture *cap, struct sb *sb, struct flow *fl,
 	struct ptdec d = { .cap = cap, .sb = sb, .fl = fl };
 	size_t i;
 
-	d.image = pt_image_alloc("tracebuf");
-	if (!d.image)
+	d.iscache = pt_iscache_alloc("tracebuf");
+	if (!d.iscache)
 		return -ENOMEM;
-	pt_image_set_callback(d.image, read_mem, &d);
 	ncaps = (unsigned int)tracebuf_capture_nr_streams(cap);
 	caps = calloc(ncaps ? ncaps : 1, sizeof(*caps));
 	if (!caps) {
-		pt_image_free(d.image);
+		pt_iscache_free(d.iscache);
 		return -ENOMEM;
 	}
 	for (i = 0; i < ncaps; i++)
@@ -327,6 +395,9 @@ int ptdec_flow(struct tracebuf_capture *cap, struct sb *sb, struct flow *fl,
 	}
 	st->cut = d.cut;
 	free(caps);
-	pt_image_free(d.image);
+	for (i = 0; i < d.nimgs; i++)
+		pt_image_free(d.imgs[i].image);
+	free(d.imgs);
+	pt_iscache_free(d.iscache);
 	return 0;
 }

@@ -584,7 +584,8 @@ static struct img_space *space_at(struct sb *sb, struct proc *p, uint64_t t, int
 	bool fork_base;
 
 	if (!p->sorted) {
-		qsort(p->ev, p->nev, sizeof(*p->ev), pev_cmp);
+		if (p->nev > 1)
+			qsort(p->ev, p->nev, sizeof(*p->ev), pev_cmp);
 		free(p->cache);
 		p->cache = NULL;
 		p->sorted = true;
@@ -735,6 +736,7 @@ static void segment_chunks(struct sb *sb, const struct stream_recs *sr)
 			memset(&c, 0, sizeof(c));
 			c.stream = sr->stream;
 			c.cpu = sr->cpu;
+			c.stream_cpu = sr->cpu;
 			c.pid = c.tid = -1;
 			c.begin = s->file;
 			c.time = s->time;
@@ -829,7 +831,8 @@ static void stream_runs(struct sb *sb, const struct stream_recs *sr, uint64_t fi
 		r->off_out = r->pos_out == UINT64_MAX ? file_end :
 			     pos_to_file(sr, r->pos_out, file_end);
 	}
-	qsort(&sb->runs[*first], sb->nruns - *first, sizeof(*sb->runs), run_cmp);
+	if (sb->nruns - *first > 1)
+		qsort(&sb->runs[*first], sb->nruns - *first, sizeof(*sb->runs), run_cmp);
 }
 
 /* The run of [first, last) (sorted, not overlapping: one CPU) holding pos; NULL: none. */
@@ -887,6 +890,7 @@ static void task_chunks(struct sb *sb, const struct stream_recs *sr, size_t firs
 			if (!open) {
 				memset(&c, 0, sizeof(c));
 				c.stream = sr->stream;
+				c.stream_cpu = sr->cpu;
 				c.cpu = r ? r->cpu : sr->cpu;
 				c.pid = r ? r->pid : -1;
 				c.tid = r ? r->tid : -1;
@@ -1065,7 +1069,8 @@ int sb_open(struct tracebuf_capture *cap, const struct sb_opts *o, struct sb **o
 		free(sr.spans);
 		free(sr.sw);
 	}
-	qsort(sb->chunks, sb->nchunks, sizeof(*sb->chunks), chunk_cmp);
+	if (sb->nchunks > 1)
+		qsort(sb->chunks, sb->nchunks, sizeof(*sb->chunks), chunk_cmp);
 	/* A thread whose previous chunk was cut lost trace before its next. */
 	{
 		size_t a, b;

@@ -54,7 +54,8 @@ struct sb_opts {
 /* A piece of one stream's AUX bytes that a decoder takes as one unit. */
 struct sb_chunk {
 	unsigned int stream;		/* the capture's stream index */
-	unsigned int cpu;		/* the traced CPU (CoreSight: the stream's first) */
+	unsigned int cpu;		/* the traced CPU (CoreSight: the ETM's) */
+	unsigned int stream_cpu;	/* N of the stream's cpuN.aux */
 	int32_t pid, tid;		/* -1: unknown */
 	uint64_t begin, end;		/* [begin, end) in cpuN.aux */
 	uint64_t time;			/* CLOCK_MONOTONIC ns: the run's SWITCH IN, else its first span */
