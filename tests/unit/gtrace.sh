@@ -174,6 +174,15 @@ PY
 "$tool" decode "$t/fib" --insn --packets >/dev/null 2>&1
 [ $? = 2 ] || no "--insn --packets: not a usage error"
 
+# A capture that says it traced the kernel, without naming the kernel that
+# ran: said, kernel addresses not guessed, the user flow still exact.
+cp -r "$t/fib" "$t/kern"
+sed -i 's/kernel=0/kernel=1/' "$t/kern/meta.json"
+"$tool" decode "$t/kern" --insn --json >"$t/kern.json" 2>"$t/kern.err" || no "decode kern: exit $?"
+grep -qE "^tracebuf: decode: $t/kern: the kernel was traced \(kernel=1\), but (/proc/kcore cannot be read|the capture does not say which kernel ran)" \
+	"$t/kern.err" || no "kernel trace: no message ($(head -c 300 "$t/kern.err"))"
+"$gtcheck" "$t/kern/gt.txt" "$t/kern.json" >/dev/null 2>&1 || no "kern: the user flow changed"
+
 # 11. What a user reads: the call trace, the disassembly, JSON lines.
 "$tool" decode "$t/prog" --calls >"$t/calls.txt" || no "decode --calls"
 for want in '-> main (gtprog)' '-> depth (gtprog)' '~> on_usr1 (gtprog) [signal]' \

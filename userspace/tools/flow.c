@@ -825,7 +825,7 @@ void flow_progress(struct flow *f, uint64_t bytes_done)
 	struct timespec now;
 	double dt;
 
-	if (!f->o.progress || ++f->progress_tick % 256)
+	if (!f->o.progress || ++f->progress_tick % 16)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	dt = (double)(now.tv_sec - f->last_progress.tv_sec) +

@@ -60,6 +60,7 @@ struct ptdec {
 	struct ptimg *imgs;
 	size_t nimgs, imgs_cap, last_img;
 	uint64_t cut;
+	uint64_t ninsn;			/* decoded: progress every 64 Ki */
 	/* Time of the current chunk. */
 	uint64_t chunk_time;
 	bool have_anchor;
@@ -335,6 +336,12 @@ static void decode_chunk(struct ptdec *d, const struct sb_chunk *c, const uint8_
 			insn_time(d, dec, &fi);
 			flow_insn(d->fl, &fi);
 			last_ip = insn.ip;
+			if (!(++d->ninsn & 0xffff)) {
+				uint64_t off = 0;
+
+				pt_insn_get_offset(dec, &off);
+				flow_progress(d->fl, off);
+			}
 			if (status & pts_eos)
 				break;
 		}
@@ -391,7 +398,6 @@ int ptdec_flow(struct tracebuf_capture *cap, struct sb *sb, struct flow *fl,
 		flow_end(fl);
 		st->chunks++;
 		st->bytes += c->end - c->begin;
-		flow_progress(fl, 0);
 	}
 	st->cut = d.cut;
 	free(caps);

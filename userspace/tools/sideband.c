@@ -1034,7 +1034,7 @@ int sb_open(struct tracebuf_capture *cap, const struct sb_opts *o, struct sb **o
 		else
 			sb->kernel = img_kernel(o->img, bid, &why);
 		if (!sb->kernel && !o->quiet)
-			fprintf(stderr, "tracebuf: %s: %s: the trace has kernel addresses, but %s\n",
+			fprintf(stderr, "tracebuf: %s: %s: the kernel was traced (kernel=1), but %s\n",
 				o->cmd, o->dir, why);
 	}
 	read_sideband(sb);
