@@ -357,6 +357,10 @@ static void decode_chunk(struct csdec *d, const struct sb_chunk *ch, const uint8
 		flow_end(d->fl);
 		return;
 	}
+	/*
+	 * OpenCSD 1.3.3 does not free the small wrapper this allocates when
+	 * the tree is destroyed (32 bytes per chunk, LeakSanitizer shows it).
+	 */
 	ocsd_dt_set_gen_elem_outfn(tree, cs_elem, d);
 	ocsd_dt_add_callback_trcid_mem_acc(tree, 0, UINT64_MAX, OCSD_MEM_SPACE_ANY, cs_mem, d);
 	/* In pieces ending where a CPU's thread changes. */

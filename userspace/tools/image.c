@@ -43,6 +43,7 @@ struct img_file {
 	GElf_Phdr *load;		/* PT_LOAD program headers */
 	size_t nload;
 	Dwfl *dwfl;			/* symbols: opened on first use */
+	Dwfl_Callbacks *cb;		/* dwfl keeps a pointer to it */
 	Dwfl_Module *mod;
 	bool dwfl_failed;
 	struct sym_range *syms;		/* sorted by lo */
@@ -165,6 +166,7 @@ static void file_free(struct img_file *f)
 
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
+	free(f->cb);
 	if (f->elf)
 		elf_end(f->elf);
 	if (f->map)
@@ -476,9 +478,10 @@ static bool open_dwfl(struct img_cache *c, struct img_file *f)
 
 	if (f->dwfl || f->dwfl_failed)
 		return f->dwfl != NULL;
-	/* dwfl keeps the pointer: one per file, freed with the process. */
+	/* dwfl keeps the pointer: one per file, freed with it. */
 	cb = xcalloc(1, sizeof(*cb));
 	*cb = cb_tmpl;
+	f->cb = cb;
 	cb->debuginfo_path = &c->debuginfo_path;
 	f->dwfl = dwfl_begin(cb);
 	if (f->dwfl) {
