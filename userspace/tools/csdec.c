@@ -412,6 +412,7 @@ int csdec_flow(struct tracebuf_capture *cap, struct sb *sb, struct flow *fl,
 		if (tracebuf_capture_aux(cap, c->stream, &aux, &len) || c->end > len)
 			continue;
 		decode_chunk(d, c, aux);
+		drop_pages(aux, c->begin, c->end);
 		st->chunks++;
 		st->bytes += c->end - c->begin;
 	}

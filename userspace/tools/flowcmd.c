@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <elf.h>
@@ -24,6 +25,24 @@
 #include "ptdec.h"
 #include "sideband.h"
 #include "tool.h"
+
+/*
+ * The chunk's whole pages of cpuN.aux (mapped by the capture reader) leave
+ * the process once decoded, so that its memory does not grow with the
+ * trace; a later chunk that needs one reads it again from the file.
+ */
+void drop_pages(const void *aux, uint64_t begin, uint64_t end)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)aux + begin, b = (uintptr_t)aux + end;
+
+	if (pg <= 0)
+		return;
+	a = (a + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	b &= ~((uintptr_t)pg - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
 
 void tb_flow_cli_init(struct tb_flow_cli *c)
 {

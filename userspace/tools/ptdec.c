@@ -396,6 +396,7 @@ int ptdec_flow(struct tracebuf_capture *cap, struct sb *sb, struct flow *fl,
 		flow_begin(fl, c, d.space);
 		decode_chunk(&d, c, aux, &caps[c->stream]);
 		flow_end(fl);
+		drop_pages(aux, c->begin, c->end);
 		st->chunks++;
 		st->bytes += c->end - c->begin;
 	}

@@ -18,6 +18,9 @@ struct ptdec_stats {
 	uint64_t cut;			/* packets cut short where the hardware stopped */
 };
 
+/* Give back the pages of aux [begin, end) once decoded (flowcmd.c). */
+void drop_pages(const void *aux, uint64_t begin, uint64_t end);
+
 /* Every chunk the flow wants; 0, or -errno (nothing could be decoded). */
 int ptdec_flow(struct tracebuf_capture *cap, struct sb *sb, struct flow *fl,
 	       struct ptdec_stats *st);
