@@ -19,3 +19,5 @@ if echo "$res" | grep -q '^FAIL'; then
 	echo "$res"
 	exit 1
 fi
+# The decoder's throughput, on the host.
+"$TB_TOP/tests/harness/bench-decode.sh"

@@ -22,6 +22,7 @@ pkgs=(
 	dkms sparse linux-source-6.1 groff-base
 	libipt-dev libopencsd-dev libopencsd-bin
 	libcapstone-dev
+	libdw-dev qemu-user time
 )
 
 missing=()
