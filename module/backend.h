@@ -51,6 +51,14 @@ struct tb_backend {
 	 * restart a ring that stopped full once there is room again.
 	 */
 	void (*drain)(struct tb_session *s, unsigned int cpu);
+	/*
+	 * Optional: SNAPSHOT in process context (cpus_read_lock() and s->lock
+	 * held, the session enabled, snapshot mode) instead of a restart IPI
+	 * per CPU: for a backend whose stop and publish must visit other CPUs
+	 * (CoreSight: a shared sink's ETMs, each on its own CPU). 0 or the
+	 * error of a restart that failed (the session is then in error).
+	 */
+	int (*snapshot)(struct tb_session *s);
 
 	/*
 	 * Driver configuration (SET_DRV_CONFIG). cfg_keys fills keys[] for a

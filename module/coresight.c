@@ -28,14 +28,20 @@
  * with one sink per CPU a session traces one CPU, as for PT. The sink
  * belongs to one session at a time (from its AUX mmap to its munmap).
  *
- * The sink has no interrupt, so the core's drain timer does everything
- * (drain may run on any CPU: the registers are MMIO). Every drain is one
- * "cycle": pause the session's ETMs (they drain to the ATB: PMSTABLE)
- * and close their paths (an ETF link flushes into the sink as it
- * stops), flush and stop the sink, publish what it wrote, then restart
- * the sink, the paths and the ETMs if the consumer left room. While
- * paused the CPUs run untraced for a few microseconds; no byte the
- * hardware produced is lost in the cycle. ETMs and their links are
+ * An ETM is only ever touched on its own CPU with interrupts off, as
+ * the kernel's ETMv4 driver does it: start and stop run there (IPIs,
+ * hotplug callbacks), and so does the CPU PM notifier that keeps an
+ * ETM across a power-down where the firmware says it loses its
+ * context. Sinks and links are MMIO from any CPU.
+ *
+ * The sink has no interrupt, so the core's drain timer kicks a "cycle"
+ * each period (tb_cs_cycle_run(), in a work item: it needs IPIs):
+ * every ETM of the session off on its own CPU (it drains to the ATB:
+ * TRCSTATR.IDLE) with its path closed (an ETF link flushes into the
+ * sink as it stops), the sink flushed, stopped and published, then the
+ * sink restarted and every ETM on again on its own CPU if the consumer
+ * left room. The CPUs run untraced for the moment of a cycle; no byte
+ * the hardware produced is lost in it. ETMs and their links are
  * disabled before and enabled after their sink, always.
  *
  * No-overwrite mode, ETR: at every restart the ETR's buffer is the free
@@ -59,9 +65,11 @@
 #include <linux/bitfield.h>
 #include <linux/capability.h>
 #include <linux/cpu.h>
+#include <linux/cpu_pm.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -71,8 +79,10 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/sysfs.h>
+#include <linux/workqueue.h>
 #include <linux/amba/bus.h>
 #include <linux/platform_device.h>
+#include <asm/sysreg.h>
 
 #include "internal.h"
 #include "aux.h"
@@ -125,9 +135,60 @@ static void tb_cs_kids_release(void)
 	tb_cs_kernel_ids_put(&tb_cs_kids);
 }
 
+/*
+ * A CPU about to power down (idle, CPU_PM_ENTER) and back up
+ * (CPU_PM_EXIT), on that CPU with interrupts off. Where the firmware
+ * says its ETM loses its context with the CPU
+ * (arm,coresight-loses-context-with-cpu), an ETM a session has on is
+ * disabled before (it drains; TRFCR prohibits) and enabled again after
+ * with the same programming, as etm4_cpu_save()/etm4_cpu_restore()
+ * save and restore it (TRCPDCR.PU is only a request to keep it
+ * powered). Its links and the sink are not in the CPU's power domain
+ * and stay as they are. The session's state is e->prog and the pm_*
+ * fields, which only code on this CPU with interrupts off touches.
+ */
+static int tb_cs_cpu_pm(struct notifier_block *nb, unsigned long cmd, void *v)
+{
+	struct tb_cs_etm *e = tb_cs_etm(smp_processor_id());
+
+	if (!e || !e->loses_context)
+		return NOTIFY_DONE;
+	switch (cmd) {
+	case CPU_PM_ENTER:
+		if (e->prog && !e->pm_off && !e->pm_err) {
+			if (tb_etm_disable(e))
+				e->pm_undrained = true;
+			e->pm_off = true;
+		}
+		return NOTIFY_OK;
+	case CPU_PM_ENTER_FAILED:
+	case CPU_PM_EXIT:
+		if (e->pm_off) {
+			e->pm_off = false;
+			e->pm_err = tb_etm_enable(e, e->prog);
+		}
+		return NOTIFY_OK;
+	default:
+		return NOTIFY_DONE;
+	}
+}
+
+static struct notifier_block tb_cs_cpu_pm_nb = {
+	.notifier_call = tb_cs_cpu_pm,
+};
+
+static bool tb_cs_cpu_pm_registered;
+
 static void tb_cs_remove(struct tb_backend *b)
 {
 	unsigned int cpu;
+
+	if (tb_cs_cpu_pm_registered) {
+		cpu_pm_unregister_notifier(&tb_cs_cpu_pm_nb);
+		/* The chain runs under rcu_read_lock() (cpu_pm_notify()). */
+		synchronize_rcu();
+		tb_cs_cpu_pm_registered = false;
+	}
 
 	if (tb_cs_etm_of)
 		for_each_possible_cpu(cpu) {
@@ -428,6 +489,7 @@ static int tb_cs_probe(struct tb_backend *b)
 		e->name = d->c.name;
 		e->cpu = d->cpu;
 		e->skip_power_up = d->skip_power_up;
+		e->loses_context = d->loses_context;
 		sink = tb_cs_build_path(p, i, e);
 		if (sink == -ENOMEM) {
 			kfree(e);
@@ -499,6 +561,10 @@ have_id:
 	}
 	if (!n)
 		goto fail_nodev;
+	ret = cpu_pm_register_notifier(&tb_cs_cpu_pm_nb);
+	if (ret)
+		goto fail;
+	tb_cs_cpu_pm_registered = true;
 	kfree(ids);
 	pr_info("tracebuf: coresight: %s: %u ETMs, %u components, %u TMCs\n", p->name, n,
 		p->nr_comps, tb_cs_nr_sinks);
@@ -696,6 +762,11 @@ static int tb_cs_cfg_apply(struct tb_session *s, struct tb_cfg_val *v, void *out
 	if (v[TB_CS_K_RETSTACK].v)
 		p->configr |= TB_ETM_CONFIGR_RS;
 	p->syncpr = v[TB_CS_K_SYNC_PERIOD].v;
+	/* FEAT_TRF: the ELs left out are prohibited too (etm4x_allow_trace()). */
+	if (!v[TB_CS_K_USER].v)
+		p->trfcr_excl |= TB_TRFCR_E0TRE;
+	if (!v[TB_CS_K_KERNEL].v)
+		p->trfcr_excl |= TB_TRFCR_E1TRE;
 	p->victlr = TB_ETM_VICTLR_EVENT_TRUE | TB_ETM_VICTLR_SSSTATUS | ex;
 	for (i = 0; i < TB_ETM_MAX_ADDR_RANGES; i++) {
 		const struct tb_cfg_val *a = &v[TB_CS_K_ADDR0 + i];
@@ -720,8 +791,20 @@ static int tb_cs_cfg_apply(struct tb_session *s, struct tb_cfg_val *v, void *out
 
 /* --- AUX buffers ------------------------------------------------------- */
 
+/* An ETB/ETF's SRAM on its way to the AUX ring (tb_cs_copy_begin()). */
+struct tb_cs_copy {
+	bool active;			/* the sink is stopped, its SRAM not all read */
+	bool at_least;			/* it had wrapped: more was lost than counted */
+	bool unsure;			/* its flush timed out */
+	u64 head;			/* AUX position of its first byte */
+	u64 bytes;			/* to read through RRD */
+	u64 avail;			/* of which fit in the ring */
+	u64 done;			/* read so far */
+};
+
 struct tb_cs_buf {
 	struct tb_session *s;
+	struct tb_aux *aux;		/* the session's AUX area, until free_aux */
 	struct tb_cs_sink *sink;
 	unsigned int sink_idx;
 	struct device *dev;		/* DMA device, or NULL: phys == bus */
@@ -731,17 +814,33 @@ struct tb_cs_buf {
 	unsigned int table_pages;	/* SG table pages, charged as AUX */
 	bool use_sg;
 	/* Run state, under s->trace_lock. */
-	bool running;			/* the sink captures */
+	bool running;			/* the sink captures (or is being read out) */
 	bool paused;			/* waiting for room (no-overwrite) */
+	bool in_cycle;			/* a drain cycle has the sink: starts wait for it */
+	bool undrained;			/* an ETM did not drain since the sink started */
+	int fail;			/* an ETM did not restart in the cycle: its error */
+	unsigned int fail_cpu;
+	struct tb_cs_copy copy;		/* ETB/ETF copy-out */
 	u64 start_virt;			/* buffer offset the sink started at */
 	u64 rot;			/* AUX offset of the buffer's offset 0 */
 	u64 etr_size;			/* ETR: the buffer's length (RSZ) */
 	u64 last_w;			/* bytes of the last cycle */
 	cpumask_var_t want;		/* CPUs the session traces now */
-	cpumask_var_t on;		/* ETMs enabled */
+	cpumask_var_t on;		/* ETMs enabled (a subset of want) */
 	/* Every ETM gets the session's programming: the last one recorded, */
 	struct tb_cs_prog rec_prog;
 	cpumask_var_t etm_recorded;	/* and the CPUs with an ETM record of it */
+	/*
+	 * The drain cycle, in process context (tb_cs_cycle_run()): the drain
+	 * timer kicks it through an irq_work (it runs under s->trace_lock in
+	 * a hard hrtimer, where a workqueue's locks may not be taken), the
+	 * irq_work queues the work. cycle_lock makes it one cycle at a time
+	 * (the work and SNAPSHOT); ipi is the cycle's CPUs, under it.
+	 */
+	struct irq_work kick;
+	struct work_struct work;
+	struct mutex cycle_lock;	/* one cycle at a time; guards ipi */
+	cpumask_var_t ipi;
 };
 
 static void *tb_cs_table_alloc(void *ctx, u64 *phys)
@@ -815,11 +914,15 @@ static void tb_cs_free_buf(struct tb_cs_buf *buf, struct tb_aux *aux)
 	tb_sg_free(&buf->sg, &a);
 	kfree(buf->chunk_dma);
 	kfree(buf->chunk_off);
+	free_cpumask_var(buf->ipi);
 	free_cpumask_var(buf->etm_recorded);
 	free_cpumask_var(buf->want);
 	free_cpumask_var(buf->on);
 	kfree(buf);
 }
+
+static void tb_cs_kick(struct irq_work *w);
+static void tb_cs_work(struct work_struct *w);
 
 static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 {
@@ -842,6 +945,10 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	if (!buf)
 		return -ENOMEM;
 	buf->s = s;
+	buf->aux = aux;
+	init_irq_work(&buf->kick, tb_cs_kick);
+	INIT_WORK(&buf->work, tb_cs_work);
+	mutex_init(&buf->cycle_lock);
 	buf->sink_idx = e->sink;
 	buf->sink = &tb_cs_sinks[e->sink];
 	buf->dev = buf->sink->dev;
@@ -849,7 +956,8 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	ret = -ENOMEM;
 	if (!zalloc_cpumask_var(&buf->want, GFP_KERNEL) ||
 	    !zalloc_cpumask_var(&buf->on, GFP_KERNEL) ||
-	    !zalloc_cpumask_var(&buf->etm_recorded, GFP_KERNEL))
+	    !zalloc_cpumask_var(&buf->etm_recorded, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&buf->ipi, GFP_KERNEL))
 		goto fail;
 	buf->chunk_dma = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_dma), GFP_KERNEL);
 	buf->chunk_off = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_off), GFP_KERNEL);
@@ -906,7 +1014,7 @@ fail:
 	return ret;
 }
 
-/* --- running the sink (s->trace_lock held, any CPU) --------------------- */
+/* --- running the sink (s->trace_lock held, any CPU: MMIO) ---------------- */
 
 /*
  * Tests only: a DMA sync to leave out, to show that a non-coherent
@@ -1024,8 +1132,15 @@ static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 		ret = tb_tmc_enable_sram(k);
 		goto out;
 	}
-	if ((!aux->snapshot || !k->save_restore) && (head & (TB_SG_GRANULE - 1))) {
-		/* The buffer starts at the head: that must be a granule. */
+	/*
+	 * The buffer starts at the head: that must be a granule. Only a
+	 * flat SoC-600 ETR in snapshot mode continues mid-buffer, at RWP
+	 * (as __tmc_etr_enable_hw() restores RWP in flat mode only); with
+	 * scatter-gather, capture always starts at the table's first page,
+	 * as the kernel starts it (it never writes RWP in that mode).
+	 */
+	if ((!aux->snapshot || !k->save_restore || buf->use_sg) &&
+	    (head & (TB_SG_GRANULE - 1))) {
 		head = tb_cs_pad_granule(buf, aux);
 		off = head & aux->mask;
 	}
@@ -1080,47 +1195,73 @@ static void tb_cs_lost(struct tb_session *s, u64 bytes, bool at_least)
 }
 
 /*
- * ETB/ETF: copy the stopped SRAM's contents to the AUX ring at head,
- * word by word through RRD. RRP and RWP are byte addresses in the SRAM
- * (as coresight-tmc-etf.c reads them). Bytes without room are read and
- * counted in *lost, exactly; a wrapped SRAM (Full) lost an unknown amount.
+ * ETB/ETF, the sink stopped: start reading its SRAM out to the AUX ring
+ * at the head, word by word through RRD. RRP and RWP are byte addresses
+ * in the SRAM (as coresight-tmc-etf.c reads them). Bytes without room
+ * are read too and counted, exactly; a wrapped SRAM (Full) lost an
+ * unknown amount. Under trace_lock; the copy itself is tb_cs_copy_some().
  */
-static u64 tb_cs_copy_sram(struct tb_cs_buf *buf, struct tb_aux *aux, u64 *lost,
-			   bool *at_least)
+static void tb_cs_copy_begin(struct tb_cs_buf *buf, struct tb_aux *aux)
 {
 	struct tb_cs_sink *k = buf->sink;
+	struct tb_cs_copy *c = &buf->copy;
 	u32 sts = tb_tmc_status(k), rrp = tb_tmc_rrp(k), rwp = (u32)tb_tmc_rwp(k);
-	u64 size = k->sram_size, bytes, avail, i, head = tb_aux_head(aux);
+	u64 size = k->sram_size;
 	u64 room = aux->snapshot ? ~0ULL : tb_aux_free_bytes(aux);
 
 	if (sts & TB_TMC_STS_FULL) {
-		bytes = size;		/* wrapped: all of it, the oldest at RWP */
-		*at_least = true;
+		c->bytes = size;	/* wrapped: all of it, the oldest at RWP */
+		c->at_least = true;
 		tb_cs_unlock(k->io, k->base);
 		k->io->write(k->base, TB_TMC_RRP, rwp);
 		tb_cs_lock(k->io, k->base);
 	} else {
-		bytes = (rwp - rrp) & (size - 1);
+		c->bytes = (rwp - rrp) & (size - 1);
+		c->at_least = false;
 	}
-	bytes &= ~3ULL;
-	avail = min(bytes, room) & ~3ULL;
-	for (i = 0; i < bytes; i += 4) {
-		u32 w = tb_tmc_read_word(k);
-		u64 pos = (head + i) & aux->mask;
+	c->bytes &= ~3ULL;
+	c->avail = min(c->bytes, room) & ~3ULL;
+	c->head = tb_aux_head(aux);
+	c->done = 0;
+	c->active = true;
+}
 
-		if (i < avail)
+/* ETB/ETF: flush and stop the sink, then begin its copy-out. */
+static void tb_cs_sram_halt(struct tb_cs_buf *buf, struct tb_aux *aux)
+{
+	bool unsure = tb_tmc_flush(buf->sink, true) != 0;
+
+	tb_cs_copy_begin(buf, aux);
+	buf->copy.unsure = unsure;
+}
+
+/*
+ * Up to max more bytes of the copy-out (U64_MAX: the rest), under
+ * trace_lock. True once every byte was read.
+ */
+static bool tb_cs_copy_some(struct tb_cs_buf *buf, struct tb_aux *aux, u64 max)
+{
+	struct tb_cs_copy *c = &buf->copy;
+	u64 end = c->done + min(max, c->bytes - c->done);
+
+	for (; c->done < end; c->done += 4) {
+		u32 w = tb_tmc_read_word(buf->sink);
+		u64 pos = (c->head + c->done) & aux->mask;
+
+		if (c->done < c->avail)
 			memcpy(page_address(aux->pages[pos >> PAGE_SHIFT]) +
 			       (pos & ~PAGE_MASK), &w, 4);
 	}
-	*lost += bytes - avail;
-	return avail;
+	return c->done >= c->bytes;
 }
 
 /*
  * Flush and stop the sink and account for what it wrote since it
- * started: returns the new head and sets *flags (TRUNCATED) after
- * writing a LOST record for bytes that did not fit, or that may be
- * missing (unsure: an ETM did not drain; or the flush timed out).
+ * started (an ETB/ETF's copy-out, begun or not, is finished here):
+ * returns the new head and sets *flags (TRUNCATED) after writing a LOST
+ * record for bytes that did not fit, or that may be missing (unsure: an
+ * ETM did not drain; or the flush timed out). Under trace_lock, with
+ * every ETM of the sink off.
  */
 static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsure,
 			   u64 *flags)
@@ -1134,12 +1275,20 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsur
 	*flags = 0;
 	if (!buf->running)
 		return head;
-	if (tb_tmc_flush(k, true))
-		unsure = true;	/* the last bytes may be missing */
 	if (k->type != TRACEBUF_CS_SINK_ETR) {
-		w = tb_cs_copy_sram(buf, aux, &lost, &at_least);
+		if (!buf->copy.active)
+			tb_cs_sram_halt(buf, aux);
+		tb_cs_copy_some(buf, aux, U64_MAX);
+		buf->copy.active = false;
+		w = buf->copy.avail;
+		lost = buf->copy.bytes - buf->copy.avail;
+		at_least = buf->copy.at_least;
+		unsure |= buf->copy.unsure;
+		head = buf->copy.head;
 		goto out;
 	}
+	if (tb_tmc_flush(k, true))
+		unsure = true;	/* the last bytes may be missing */
 	sts = tb_tmc_status(k);
 	if (sts & TB_TMC_STS_MEMERR) {
 		tb_tmc_disable(k);
@@ -1193,7 +1342,7 @@ out:
 	return head + w;
 }
 
-/* --- ETMs -------------------------------------------------------------- */
+/* --- ETMs, each on its own CPU ------------------------------------------ */
 
 static void tb_cs_etm_record(struct tb_cs_buf *buf, struct tb_cs_etm *e,
 			     const struct tb_cs_prog *p)
@@ -1227,7 +1376,10 @@ static void tb_cs_etm_record(struct tb_cs_buf *buf, struct tb_cs_etm *e,
 	cpumask_set_cpu(e->cpu, buf->etm_recorded);
 }
 
-/* Its links (sink side first), then the ETM; the sink is running. */
+/*
+ * On e's CPU, trace_lock held: its links (sink side first), then the
+ * ETM; the sink is running.
+ */
 static int tb_cs_etm_on(struct tb_cs_buf *buf, struct tb_cs_etm *e,
 			const struct tb_cs_prog *p)
 {
@@ -1241,49 +1393,37 @@ static int tb_cs_etm_on(struct tb_cs_buf *buf, struct tb_cs_etm *e,
 		tb_cs_path_disable(e);
 		return ret;
 	}
+	e->prog = p;		/* for the CPU PM notifier, on this CPU */
+	e->pm_err = 0;
+	e->pm_undrained = false;
 	cpumask_set_cpu(e->cpu, buf->on);
 	tb_cs_etm_record(buf, e, p);
 	return 0;
 }
 
-/* The ETM, then its links (source side first). False if it did not drain. */
-static bool tb_cs_etm_off(struct tb_cs_etm *e)
+/*
+ * On e's CPU, trace_lock held: the ETM, then its links (source side
+ * first), if the session has it on. An ETM that did not drain (now or
+ * across a CPU power-down) leaves the sink's run unsure.
+ */
+static void tb_cs_etm_off(struct tb_cs_buf *buf, struct tb_cs_etm *e)
 {
-	bool drained = !tb_etm_disable(e);
+	bool drained;
 
+	if (!cpumask_test_cpu(e->cpu, buf->on))
+		return;
+	/* pm_err: the power-down left it off (tb_cs_cpu_pm()). */
+	drained = !e->pm_err && !tb_etm_disable(e) && !e->pm_undrained;
+	e->prog = NULL;
+	e->pm_err = 0;
+	e->pm_undrained = false;
 	tb_cs_path_disable(e);
-	return drained;
+	cpumask_clear_cpu(e->cpu, buf->on);
+	if (!drained)
+		buf->undrained = true;
 }
 
-/* Enable the ETMs of every wanted CPU that is not on (sink running). */
-static int tb_cs_etms_on(struct tb_cs_buf *buf)
-{
-	const struct tb_cs_prog *p = buf->s->bcfg;
-	unsigned int cpu;
-	int ret;
-
-	for_each_cpu(cpu, buf->want) {
-		if (cpumask_test_cpu(cpu, buf->on))
-			continue;
-		ret = tb_cs_etm_on(buf, tb_cs_etm(cpu), p);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* False if an ETM did not drain (its last bytes may be missing). */
-static bool tb_cs_etms_off(struct tb_cs_buf *buf)
-{
-	unsigned int cpu;
-	bool drained = true;
-
-	for_each_cpu(cpu, buf->on)
-		if (!tb_cs_etm_off(tb_cs_etm(cpu)))
-			drained = false;
-	cpumask_clear(buf->on);
-	return drained;
-}
+/* --- the sink's runs ------------------------------------------------------ */
 
 /* Enough room to run until the next drain, once pending more are published? */
 static bool tb_cs_room(struct tb_cs_buf *buf, struct tb_aux *aux, bool resuming,
@@ -1302,70 +1442,69 @@ static bool tb_cs_room(struct tb_cs_buf *buf, struct tb_aux *aux, bool resuming,
 	return free >= max(aux->size / 4, min(2 * buf->last_w, aux->size / 2));
 }
 
-/* Sink and ETMs running for the wanted CPUs, if there is room. */
-static int tb_cs_run(struct tb_cs_buf *buf, struct tb_aux *aux, bool resuming)
+/* Under trace_lock: the sink running for the wanted CPUs, if there is room. */
+static int tb_cs_sink_run(struct tb_cs_buf *buf, bool resuming)
 {
 	int ret;
 
-	if (cpumask_empty(buf->want))
+	if (buf->running || cpumask_empty(buf->want))
 		return 0;
-	if (!tb_cs_room(buf, aux, resuming, 0)) {
+	if (!tb_cs_room(buf, buf->aux, resuming, 0)) {
 		buf->paused = true;
 		return 0;
 	}
 	buf->paused = false;
-	ret = tb_cs_sink_start(buf, aux);
-	if (!ret)
-		ret = tb_cs_etms_on(buf);
+	ret = tb_cs_sink_start(buf, buf->aux);
+	buf->undrained = false;
 	return ret;
 }
 
 /*
- * One cycle: ETMs off, sink flushed and stopped, publish, and (restart)
- * the sink and ETMs again if there is room. Returns an error of the
- * restart.
+ * Under trace_lock, every ETM of the sink off: stop the sink and publish
+ * what it wrote. going_on: the session traces on (the span is
+ * TRUNCATED if it is about to pause for room).
  */
-static int tb_cs_cycle(struct tb_cs_buf *buf, bool restart)
+static void tb_cs_sink_finish(struct tb_cs_buf *buf, bool going_on)
 {
-	struct tb_aux *aux = buf->s->aux;
-	u64 head, old = tb_aux_head(aux), flags = 0;
+	struct tb_aux *aux = buf->aux;
+	u64 old = tb_aux_head(aux), head, flags;
 
-	if (buf->running) {
-		bool drained = tb_cs_etms_off(buf);
-
-		head = tb_cs_sink_stop(buf, aux, !drained, &flags);
-		buf->last_w = head - old;
-		if (restart && !aux->snapshot && !cpumask_empty(buf->want) &&
-		    !tb_cs_room(buf, aux, buf->paused, head - old))
-			flags |= TRACEBUF_AUX_F_TRUNCATED;	/* pausing for room */
-		tb_aux_publish(aux, head, flags);
-	}
-	if (!restart)
-		return 0;
-	return tb_cs_run(buf, aux, buf->paused);
+	if (!buf->running)
+		return;
+	WARN_ON_ONCE(!cpumask_empty(buf->on));
+	head = tb_cs_sink_stop(buf, aux, buf->undrained, &flags);
+	buf->undrained = false;
+	buf->last_w = head - old;
+	if (going_on && !aux->snapshot && !cpumask_empty(buf->want) &&
+	    !tb_cs_room(buf, aux, buf->paused, head - old))
+		flags |= TRACEBUF_AUX_F_TRUNCATED;	/* pausing for room */
+	tb_aux_publish(aux, head, flags);
 }
 
 /*
- * Give up on what the sink holds: ETMs off, then the sink stopped before
- * it is disabled, so that no write is in flight once its buffer may be
- * freed (as __tmc_etr_disable_hw() runs tmc_flush_and_stop() before
- * tmc_disable_hw(); DDI0461 TMC states: TMCReady in Stopped means every
- * AXI write has completed).
+ * Under trace_lock, every ETM off: give up on what the sink holds, and
+ * stop it before it is disabled, so that no write is in flight once its
+ * buffer may be freed (as __tmc_etr_disable_hw() runs
+ * tmc_flush_and_stop() before tmc_disable_hw(); DDI0461 TMC states:
+ * TMCReady in Stopped means every AXI write has completed).
  */
 static void tb_cs_abort(struct tb_cs_buf *buf)
 {
-	tb_cs_etms_off(buf);
+	WARN_ON_ONCE(!cpumask_empty(buf->on));
 	if (buf->running) {
-		tb_tmc_flush(buf->sink, true);
+		if (!buf->copy.active)
+			tb_tmc_flush(buf->sink, true);
 		tb_tmc_disable(buf->sink);
 		buf->running = false;
 	}
+	buf->copy.active = false;
+	buf->paused = false;
 }
 
 /*
- * The shared sink is gone for every CPU of the session, not just the one
- * this runs on (a drain may run on a CPU the session does not trace):
- * all of them leave tr_active, so no later drain restarts the sink.
+ * Under trace_lock, every ETM off: the shared sink is gone for every CPU
+ * of the session, not just one: all of them leave tr_active, so nothing
+ * restarts it.
  */
 static void tb_cs_fail(struct tb_cs_buf *buf, unsigned int cpu, int err)
 {
@@ -1375,13 +1514,163 @@ static void tb_cs_fail(struct tb_cs_buf *buf, unsigned int cpu, int err)
 	tb_warn_deferred_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); %s\n",
 				     cpu, err, "tracing stopped");
 	tb_cs_abort(buf);
-	buf->paused = false;
 	for_each_cpu(c, buf->want)
 		tb_trace_error(buf->s, c);
 	cpumask_clear(buf->want);
-	tb_trace_error(buf->s, cpu);
 }
 
+/* --- the drain cycle, in process context --------------------------------- */
+
+/* IPI, on a CPU of the cycle: its ETM off. */
+static void tb_cs_off_ipi(void *arg)
+{
+	struct tb_cs_buf *buf = arg;
+	struct tb_cs_etm *e = tb_cs_etm(smp_processor_id());
+
+	raw_spin_lock(&buf->s->trace_lock);	/* IPI: interrupts are off */
+	if (e)
+		tb_cs_etm_off(buf, e);
+	raw_spin_unlock(&buf->s->trace_lock);
+}
+
+/* IPI, on a CPU of the cycle: its ETM on again, if still wanted. */
+static void tb_cs_on_ipi(void *arg)
+{
+	struct tb_cs_buf *buf = arg;
+	unsigned int cpu = smp_processor_id();
+	struct tb_cs_etm *e = tb_cs_etm(cpu);
+	int ret;
+
+	raw_spin_lock(&buf->s->trace_lock);	/* IPI: interrupts are off */
+	if (e && cpumask_test_cpu(cpu, buf->want) && !cpumask_test_cpu(cpu, buf->on) &&
+	    buf->running && !buf->fail) {
+		ret = tb_cs_etm_on(buf, e, buf->s->bcfg);
+		if (ret) {
+			buf->fail = ret;
+			buf->fail_cpu = cpu;
+		}
+	}
+	raw_spin_unlock(&buf->s->trace_lock);
+}
+
+/*
+ * fn on every CPU of buf->ipi, one at a time, waiting for each.
+ * Hotplug-safe without cpus_read_lock() (which the work may not take:
+ * free_aux() waits for the work under s->lock, and s->lock nests inside
+ * cpus_read_lock() in the ioctls): fn decides from want and on under
+ * trace_lock, on its CPU, as start and stop do there. A CPU that is no
+ * longer online (-ENXIO) was stopped by its teardown callback
+ * (tb_cs_stop() on that CPU, which takes it out of want and on) before
+ * it left the online mask, and one coming online is started by its
+ * startup callback, which a cycle under way leaves to the cycle.
+ */
+static void tb_cs_on_cpus(struct tb_cs_buf *buf, smp_call_func_t fn)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, buf->ipi)
+		smp_call_function_single(cpu, fn, buf, 1);
+}
+
+#define TB_CS_COPY_CHUNK	1024	/* SRAM bytes read with interrupts off at a time */
+#define TB_CS_ON_ROUNDS		4	/* enable rounds: CPUs that joined meanwhile */
+
+/*
+ * One drain cycle, in process context: every ETM
+ * of the session off, each on its own CPU (IPIs); the sink flushed,
+ * stopped and published (an ETB/ETF read out TB_CS_COPY_CHUNK bytes at
+ * a time, interrupts enabled in between); the sink restarted if there
+ * is room, and the ETMs of the CPUs still wanted on again, each on its
+ * own CPU. Meanwhile (in_cycle) a start only joins want and the cycle
+ * turns it on; a stop turns its own ETM off, and the last one stops
+ * and publishes the sink itself (finishing a copy-out under way), as it
+ * does outside a cycle. Returns the error of a restart that failed (the
+ * session is then in the error state).
+ */
+static int tb_cs_cycle_run(struct tb_cs_buf *buf)
+{
+	struct tb_session *s = buf->s;
+	struct tb_aux *aux = buf->aux;
+	unsigned long flags;
+	unsigned int round;
+	int ret = 0;
+
+	mutex_lock(&buf->cycle_lock);
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	if (!buf->running && !buf->paused) {
+		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+		goto out;
+	}
+	buf->in_cycle = true;
+	cpumask_copy(buf->ipi, buf->on);
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+
+	tb_cs_on_cpus(buf, tb_cs_off_ipi);
+
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	if (buf->running && buf->sink->type != TRACEBUF_CS_SINK_ETR) {
+		tb_cs_sram_halt(buf, aux);
+		while (buf->copy.active &&
+		       !tb_cs_copy_some(buf, aux, TB_CS_COPY_CHUNK)) {
+			raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+			cond_resched();
+			raw_spin_lock_irqsave(&s->trace_lock, flags);
+		}
+	}
+	tb_cs_sink_finish(buf, true);
+	ret = tb_cs_sink_run(buf, buf->paused);
+	if (ret) {
+		buf->fail_cpu = smp_processor_id();
+		goto fail;
+	}
+	for (round = 0; round < TB_CS_ON_ROUNDS && buf->running && !buf->fail &&
+	     cpumask_andnot(buf->ipi, buf->want, buf->on); round++) {
+		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+		tb_cs_on_cpus(buf, tb_cs_on_ipi);
+		raw_spin_lock_irqsave(&s->trace_lock, flags);
+	}
+	if (buf->fail) {
+		/* Every ETM off again, each on its CPU, then the sink. */
+		ret = buf->fail;
+		cpumask_copy(buf->ipi, buf->on);
+		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+		tb_cs_on_cpus(buf, tb_cs_off_ipi);
+		raw_spin_lock_irqsave(&s->trace_lock, flags);
+		goto fail;
+	}
+	buf->in_cycle = false;
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	goto out;
+fail:
+	tb_cs_fail(buf, buf->fail_cpu, ret);
+	buf->fail = 0;
+	buf->in_cycle = false;
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+out:
+	mutex_unlock(&buf->cycle_lock);
+	return ret;
+}
+
+static void tb_cs_work(struct work_struct *w)
+{
+	tb_cs_cycle_run(container_of(w, struct tb_cs_buf, work));
+}
+
+/* Hard interrupt context, no lock held: on to process context. */
+static void tb_cs_kick(struct irq_work *w)
+{
+	struct tb_cs_buf *buf = container_of(w, struct tb_cs_buf, kick);
+
+	queue_work(system_highpri_wq, &buf->work);
+}
+
+/* --- backend ops ---------------------------------------------------------- */
+
+/*
+ * On the CPU, trace_lock held (IPI, hotplug callback). Outside a cycle:
+ * the sink running (started here if this is the first CPU), then this
+ * CPU's ETM. In a cycle, or while paused for room, the cycle turns it on.
+ */
 static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_cs_buf *buf = s->aux->priv;
@@ -1391,51 +1680,61 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 	if (!e || e->sink != buf->sink_idx)
 		return -ENODEV;
 	cpumask_set_cpu(cpu, buf->want);
-	if (buf->paused)
-		return 0;	/* joins when the cycle resumes */
-	if (!buf->running)
-		ret = tb_cs_run(buf, s->aux, false);
-	else
+	if (buf->in_cycle || buf->paused)
+		return 0;
+	ret = tb_cs_sink_run(buf, false);
+	if (!ret && buf->running)
 		ret = tb_cs_etm_on(buf, e, s->bcfg);
 	if (ret) {
 		cpumask_clear_cpu(cpu, buf->want);
-		if (cpumask_empty(buf->want)) {
+		if (cpumask_empty(buf->want))
 			tb_cs_abort(buf);
-			buf->paused = false;
-		}
 	}
 	return ret;
 }
 
-/* Stop this CPU; publish everything the sink holds. */
+/*
+ * On the CPU, trace_lock held: its ETM off. The other CPUs of the sink
+ * trace on, and the next cycle publishes what this one wrote; the last
+ * CPU stops the sink and publishes everything it holds.
+ */
 static void tb_cs_stop(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_cs_buf *buf = s->aux->priv;
-	int ret;
 
 	if (!cpumask_test_cpu(cpu, buf->want))
 		return;
 	cpumask_clear_cpu(cpu, buf->want);
-	if (cpumask_empty(buf->want)) {
-		tb_cs_cycle(buf, false);
-		buf->paused = false;
+	tb_cs_etm_off(buf, tb_cs_etm(cpu));
+	if (!cpumask_empty(buf->want))
 		return;
-	}
-	ret = tb_cs_cycle(buf, true);
-	if (ret)
-		tb_cs_fail(buf, cpu, ret);
+	/* ETMs are on only for wanted CPUs: none is on now. */
+	tb_cs_sink_finish(buf, false);
+	buf->copy.active = false;
+	buf->paused = false;
 }
 
+/*
+ * The drain timer (a hard hrtimer, trace_lock held): the cycle needs
+ * IPIs to every ETM's CPU, so it runs from a work item.
+ */
 static void tb_cs_drain(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_cs_buf *buf = s->aux->priv;
-	int ret;
 
 	if (s->aux->snapshot)
 		return;		/* wraps freely; SNAPSHOT and stop publish */
-	ret = tb_cs_cycle(buf, true);
-	if (ret)
-		tb_cs_fail(buf, cpu, ret);
+	irq_work_queue(&buf->kick);
+}
+
+/*
+ * SNAPSHOT (process context, cpus_read_lock() and s->lock held): one
+ * cycle now, every ETM off on its own CPU, the newest ring-full
+ * published, everything on again.
+ */
+static int tb_cs_snapshot(struct tb_session *s)
+{
+	return tb_cs_cycle_run(s->aux->priv);
 }
 
 static void tb_cs_free_aux(struct tb_aux *aux)
@@ -1444,16 +1743,27 @@ static void tb_cs_free_aux(struct tb_aux *aux)
 
 	if (!buf)
 		return;
+	/* No cycle left: the drain timer is cancelled, nothing kicks any more. */
+	irq_work_sync(&buf->kick);
+	cancel_work_sync(&buf->work);
 	/*
 	 * Every CPU was stopped (tb_session_aux_destroy): a sink still
 	 * capturing here would DMA through freed tables into reused pages.
 	 * Nothing else sees this buffer now (s->aux is NULL).
 	 */
-	if (WARN_ON_ONCE(buf->running || !cpumask_empty(buf->on)))
+	if (WARN_ON_ONCE(buf->running || !cpumask_empty(buf->on))) {
+		unsigned int cpu;
+
+		/* Each ETM off on its CPU (-ENXIO: offline, stopped then). */
+		for_each_cpu(cpu, buf->on)
+			smp_call_function_single(cpu, tb_cs_off_ipi, buf, 1);
+		cpumask_clear(buf->on);
 		tb_cs_abort(buf);
+	}
 	mutex_lock(&tb_cs_owner_lock);
 	tb_cs_owner[buf->sink_idx] = NULL;
 	mutex_unlock(&tb_cs_owner_lock);
+	mutex_destroy(&buf->cycle_lock);
 	tb_cs_free_buf(buf, aux);
 	aux->priv = NULL;
 }
@@ -1481,6 +1791,7 @@ struct tb_backend tb_cs_backend = {
 	.start		= tb_cs_start,
 	.stop		= tb_cs_stop,
 	.drain		= tb_cs_drain,
+	.snapshot	= tb_cs_snapshot,
 	.cfg_keys	= tb_cs_cfg_keys,
 	.cfg_apply	= tb_cs_cfg_apply,
 	.cfg_size	= sizeof(struct tb_cs_prog),
@@ -1545,9 +1856,42 @@ static void tb_cs_mmio_write(void __iomem *base, u32 off, u32 val)
 	writel_relaxed(val, base + off);
 }
 
+/* FEAT_TRF: ID_AA64DFR0_EL1.TraceFilt, as cpu_detect_trace_filtering(). */
+static bool tb_cs_sys_trf_present(void)
+{
+	return (read_sysreg(id_aa64dfr0_el1) >> TB_ID_AA64DFR0_TRACEFILT_SHIFT) & 0xf;
+}
+
+static u64 tb_cs_sys_trfcr_read(void)
+{
+	return read_sysreg_s(SYS_TRFCR_EL1);
+}
+
+/* write_trfcr() in coresight-self-hosted-trace.h: with its ISB. */
+static void tb_cs_sys_trfcr_write(u64 val)
+{
+	write_sysreg_s(val, SYS_TRFCR_EL1);
+	isb();
+}
+
+/* etm4_hisi_config_core_commit(): only where the ETM is Hip08's. */
+static void tb_cs_sys_hip08_commit(bool reduced)
+{
+	u64 val = read_sysreg_s(sys_reg(3, 1, 15, 2, 5));
+
+	val &= ~TB_HIP08_COMMIT_MASK;
+	val |= FIELD_PREP(TB_HIP08_COMMIT_MASK, reduced ? TB_HIP08_COMMIT_LVL_1 :
+			  TB_HIP08_COMMIT_FULL);
+	write_sysreg_s(val, sys_reg(3, 1, 15, 2, 5));
+}
+
 static const struct tb_cs_io tb_cs_mmio = {
-	.read	= tb_cs_mmio_read,
-	.write	= tb_cs_mmio_write,
+	.read		= tb_cs_mmio_read,
+	.write		= tb_cs_mmio_write,
+	.trf_present	= tb_cs_sys_trf_present,
+	.trfcr_read	= tb_cs_sys_trfcr_read,
+	.trfcr_write	= tb_cs_sys_trfcr_write,
+	.hip08_commit	= tb_cs_sys_hip08_commit,
 };
 
 static struct tb_cs_platform tb_cs_real;
@@ -1680,6 +2024,7 @@ static void tb_cs_of_add(struct device_node *np, enum tb_cs_kind kind, unsigned 
 	}
 	d->scatter_gather = of_property_read_bool(np, "arm,scatter-gather");
 	d->skip_power_up = of_property_read_bool(np, "qcom,skip-power-up");
+	d->loses_context = of_property_read_bool(np, "arm,coresight-loses-context-with-cpu");
 	d->max_burst_set = !of_property_read_u32(np, "arm,max-burst-size", &d->max_burst);
 	d->c.dev = tb_cs_of_device(np);
 	d->c.name = kasprintf(GFP_KERNEL, "%pOF", np);

@@ -60,9 +60,25 @@ struct tb_cs_etm {
 	unsigned int cpu;
 	unsigned int sink;
 	bool skip_power_up;		/* never touch TRCPDCR (qcom,skip-power-up) */
+	bool loses_context;		/* off across a CPU power-down (DT says so) */
+	bool hip08;			/* HiSilicon Hip08: lower the core commit rate */
+	/*
+	 * TRFCR_EL1 that lets the session's ELs trace (FEAT_TRF), as
+	 * cpu_detect_trace_filtering() sets it up; 0 without FEAT_TRF.
+	 */
+	u64 trfcr;
 	struct tb_cs_hop *path;		/* its links, source side first */
 	unsigned int nr_hops;
 	struct tracebuf_cs_caps caps;	/* ID registers, trace ID, sink */
+	/*
+	 * Only ever touched on e->cpu with interrupts off (the session's
+	 * IPIs under its trace_lock, and the CPU PM notifier, which runs
+	 * on that CPU with interrupts off too): that is their exclusion.
+	 */
+	const struct tb_cs_prog *prog;	/* enabled by a session with this */
+	bool pm_off;			/* disabled across a CPU power-down */
+	bool pm_undrained;		/* and it did not drain then */
+	int pm_err;			/* re-enabling after the power-down failed */
 };
 
 /*
@@ -94,11 +110,16 @@ struct tb_cs_prog {
 	u32 cntrldvr0, cntctlr0;	/* counter 0: the timestamp interval */
 	u32 rsctlr2;			/* resource 2: counter 0 at zero */
 	unsigned int nr_ac;		/* address comparators used */
+	u64 trfcr_excl;			/* TRFCR_EL1 bits to clear: ELs not traced */
 	u64 acvr[2 * TB_ETM_MAX_ADDR_RANGES];
 	u64 acatr[2 * TB_ETM_MAX_ADDR_RANGES];
 };
 
-/* cs_etm.c: on any CPU (MMIO), interrupts off allowed, never sleeps. */
+/*
+ * cs_etm.c: on the ETM's own CPU only (as coresight-etm4x-core.c:
+ * the OS lock and TRFCR_EL1 are the PE's, and the unit may share the
+ * core's power domain), interrupts off allowed, never sleeps.
+ */
 int tb_etm_probe(struct tb_cs_etm *e);
 int tb_etm_enable(struct tb_cs_etm *e, const struct tb_cs_prog *p);
 int tb_etm_disable(struct tb_cs_etm *e);

@@ -5,24 +5,32 @@
  * Enable, in the architecture's order (REFERENCE.md 3, etm4_enable_hw):
  * software unlock (LAR), OS unlock, claim (self-hosted tag), TRCPRGCTLR=0
  * and wait for TRCSTATR.IDLE, program every register, TRCPDCR.PU (keep
- * the trace unit powered), TRCPRGCTLR=1 and wait for !IDLE, relock.
- * Disable: unlock, drop PU, TRCPRGCTLR=0, wait for TRCSTATR.PMSTABLE (the
- * trace unit has drained to the ATB), disclaim, relock.
+ * the trace unit powered), allow the session's ELs in TRFCR_EL1 where
+ * the PE has FEAT_TRF (etm4x_allow_trace()), TRCPRGCTLR=1 and wait for
+ * !IDLE, relock.
+ * Disable: unlock, drop PU, prohibit every EL in TRFCR_EL1
+ * (etm4x_prohibit_trace(): no new trace from here), TRCPRGCTLR=0, wait
+ * for TRCSTATR.PMSTABLE (as etm4_disable_trace_unit()) and then for
+ * TRCSTATR.IDLE: the trace unit is idle only once it has emitted all of
+ * its trace to the ATB (IHI0064, TRCSTATR.IDLE), so that is when the
+ * sink may be flushed. Disclaim, relock.
  *
- * MMIO reaches a trace unit from any CPU; the unit stays powered while PU
- * is set. The only step bound to the traced CPU is the OS unlock of a
- * unit whose OS lock is the PE's (OSLM 0b100, OSLAR_EL1): done where it
- * must be done, refused (-EAGAIN) elsewhere. Probing runs on the traced
- * CPU (coresight.c), and releases the OS lock before reading the ID
- * registers, as etm4_init_arch_data() does.
+ * Everything here runs on the traced CPU, with interrupts off, as the
+ * kernel's ETMv4 driver does it (smp_call_function_single() to
+ * drvdata->cpu for enable, disable and probe): the OS lock may be the
+ * PE's (OSLM 0b100, OSLAR_EL1), TRFCR_EL1 is the PE's own register, and
+ * the trace unit may be in the core's power domain. Probing releases the
+ * OS lock before reading the ID registers, as etm4_init_arch_data() does.
  */
 #include <linux/bitfield.h>
+#include <linux/bug.h>
 #include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/smp.h>
 #include <asm/barrier.h>
 #ifdef CONFIG_ARM64
 #include <asm/sysreg.h>
+#include <asm/virt.h>
 #endif
 
 #include "cs.h"
@@ -97,6 +105,14 @@ static u32 tb_etm_oslm(u32 oslsr)
 	return ((oslsr >> 2) & 0x6) | (oslsr & 1);
 }
 
+/* Everything in this file runs on the ETM's own CPU (see the top). */
+static int tb_etm_check_cpu(const struct tb_cs_etm *e)
+{
+	if (WARN_ON_ONCE(smp_processor_id() != e->cpu))
+		return -EINVAL;
+	return 0;
+}
+
 static int tb_etm_os_unlock(struct tb_cs_etm *e)
 {
 	u32 oslsr = e->io->read(e->base, TB_ETM_TRCOSLSR);
@@ -104,10 +120,8 @@ static int tb_etm_os_unlock(struct tb_cs_etm *e)
 	if (!(oslsr & TB_ETM_OSLSR_OSLK))
 		return 0;
 	if (tb_etm_oslm(oslsr) == 0x4) {
-		/* The PE's OS lock: only the traced CPU can release it. */
+		/* The PE's OS lock (OSLAR_EL1): this is the traced CPU. */
 #ifdef CONFIG_ARM64
-		if (smp_processor_id() != e->cpu)
-			return -EAGAIN;
 		write_sysreg_s(0, SYS_OSLAR_EL1);
 		isb();
 #else
@@ -119,11 +133,70 @@ static int tb_etm_os_unlock(struct tb_cs_etm *e)
 	return 0;
 }
 
+/*
+ * FEAT_TRF: what cpu_detect_trace_filtering() allows, tracing at EL0
+ * and the kernel's EL with virtual timestamps (and CONTEXTIDR_EL2 when
+ * the kernel runs at EL2); 0 without it.
+ */
+static u64 tb_etm_trfcr(const struct tb_cs_etm *e)
+{
+	u64 trfcr;
+
+	if (!e->io->trf_present || !e->io->trf_present())
+		return 0;
+	trfcr = TB_TRFCR_TS_VIRTUAL | TB_TRFCR_E1TRE | TB_TRFCR_E0TRE;
+#ifdef CONFIG_ARM64
+	if (is_kernel_in_hyp_mode())
+		trfcr |= TB_TRFCR_EL2_CX;
+#endif
+	return trfcr;
+}
+
+/*
+ * The peripheral ID from PIDR0..3, as amba_read_periphid() assembles
+ * it; a Hip08 ETM needs its core's commit rate lowered while it traces
+ * (etm4_check_arch_features()).
+ */
+static bool tb_etm_is_hip08(const struct tb_cs_etm *e)
+{
+	u32 pid = 0;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		pid |= (e->io->read(e->base, TB_CS_PIDR0 + 4 * i) & 0xff) << (8 * i);
+	return (pid & TB_ETM_PID_MASK) == TB_ETM_PID_HIP08;
+}
+
+/* etm4_enable_arch_specific() / etm4_disable_arch_specific(). */
+static void tb_etm_arch_specific(struct tb_cs_etm *e, bool enable)
+{
+	if (e->hip08)
+		e->io->hip08_commit(enable);
+}
+
+/* etm4x_allow_trace(): the ELs the session traces, nothing else. */
+static void tb_etm_allow_trace(struct tb_cs_etm *e, const struct tb_cs_prog *p)
+{
+	if (e->trfcr)
+		e->io->trfcr_write(e->trfcr & ~p->trfcr_excl);
+}
+
+/* etm4x_prohibit_trace(): no EL may trace from here on. */
+static void tb_etm_prohibit_trace(struct tb_cs_etm *e)
+{
+	if (e->trfcr)
+		e->io->trfcr_write(e->io->trfcr_read() &
+				   ~(TB_TRFCR_E0TRE | TB_TRFCR_E1TRE));
+}
+
 int tb_etm_probe(struct tb_cs_etm *e)
 {
 	unsigned int i;
 	u32 *idr = e->caps.trcidr;
 
+	if (tb_etm_check_cpu(e))
+		return -EINVAL;
+	e->trfcr = tb_etm_trfcr(e);
 	tb_cs_unlock(e->io, e->base);
 	if (tb_cs_clear_stale_claim(e->io, e->base))
 		pr_info("tracebuf: coresight: %s: stale self-hosted claim tag cleared\n", e->name);
@@ -132,6 +205,7 @@ int tb_etm_probe(struct tb_cs_etm *e)
 		tb_cs_lock(e->io, e->base);
 		return -EAGAIN;
 	}
+	e->hip08 = e->io->hip08_commit && tb_etm_is_hip08(e);
 	for (i = 0; i < TB_ETM_NR_IDR; i++)
 		idr[i] = e->io->read(e->base, tb_etm_idr_off(i));
 	e->caps.trcdevarch = e->io->read(e->base, TB_CS_DEVARCH);
@@ -204,7 +278,11 @@ int tb_etm_enable(struct tb_cs_etm *e, const struct tb_cs_prog *p)
 	void __iomem *b = e->base;
 	int ret;
 
+	ret = tb_etm_check_cpu(e);
+	if (ret)
+		return ret;
 	tb_cs_unlock(io, b);
+	tb_etm_arch_specific(e, true);
 	ret = tb_etm_os_unlock(e);
 	if (ret)
 		goto out;
@@ -220,13 +298,16 @@ int tb_etm_enable(struct tb_cs_etm *e, const struct tb_cs_prog *p)
 	/* Keep the unit powered while it traces, unless TRCPDCR is out of reach. */
 	if (!e->skip_power_up)
 		io->write(b, TB_ETM_TRCPDCR, io->read(b, TB_ETM_TRCPDCR) | TB_ETM_PDCR_PU);
+	tb_etm_allow_trace(e, p);
 	mb();	/* every programming write lands before the enable */
 	io->write(b, TB_ETM_TRCPRGCTLR, TB_ETM_PRGCTLR_EN);
 	ret = tb_cs_wait(io, b, TB_ETM_TRCSTATR, TB_ETM_STATR_IDLE, 0);
 	if (ret) {
 		if (!e->skip_power_up)
 			io->write(b, TB_ETM_TRCPDCR, io->read(b, TB_ETM_TRCPDCR) & ~TB_ETM_PDCR_PU);
+		tb_etm_prohibit_trace(e);
 		io->write(b, TB_ETM_TRCPRGCTLR, 0);
+		tb_cs_wait(io, b, TB_ETM_TRCSTATR, TB_ETM_STATR_IDLE, TB_ETM_STATR_IDLE);
 		goto disclaim;
 	}
 	dsb(sy);
@@ -235,6 +316,8 @@ int tb_etm_enable(struct tb_cs_etm *e, const struct tb_cs_prog *p)
 disclaim:
 	tb_cs_disclaim(io, b);
 out:
+	if (ret)
+		tb_etm_arch_specific(e, false);
 	tb_cs_lock(io, b);
 	return ret;
 }
@@ -246,15 +329,24 @@ int tb_etm_disable(struct tb_cs_etm *e)
 	void __iomem *b = e->base;
 	int ret;
 
+	ret = tb_etm_check_cpu(e);
+	if (ret)
+		return ret;
 	tb_cs_unlock(io, b);
+	tb_etm_arch_specific(e, false);
 	if (!e->skip_power_up)
 		io->write(b, TB_ETM_TRCPDCR, io->read(b, TB_ETM_TRCPDCR) & ~TB_ETM_PDCR_PU);
+	tb_etm_prohibit_trace(e);
 	dsb(sy);
 	isb();
 	io->write(b, TB_ETM_TRCPRGCTLR, 0);
-	/* PMSTABLE: the trace unit is idle and has emptied its FIFO. */
+	/* PMSTABLE: the programmers' model is stable (etm4_disable_trace_unit()), */
 	ret = tb_cs_wait(io, b, TB_ETM_TRCSTATR, TB_ETM_STATR_PMSTABLE,
 			 TB_ETM_STATR_PMSTABLE);
+	/* and IDLE: every byte of its trace has left for the ATB. */
+	if (!ret)
+		ret = tb_cs_wait(io, b, TB_ETM_TRCSTATR, TB_ETM_STATR_IDLE,
+				 TB_ETM_STATR_IDLE);
 	isb();
 	tb_cs_disclaim(io, b);
 	tb_cs_lock(io, b);

@@ -243,14 +243,54 @@ static inline u32 tb_etm_idr_off(unsigned int n)
 #define TB_CS_FRAME_SIZE		16
 
 /*
+ * TRFCR_EL1 (FEAT_TRF, Armv8.4 self-hosted trace filtering: ARM DDI0487,
+ * D3 and TRFCR_EL1), as coresight-etm4x-core.c and sysreg.h use it.
+ * ID_AA64DFR0_EL1.TraceFilt (bits 43:40) says whether it exists.
+ */
+#define TB_TRFCR_E0TRE			BIT_ULL(0)	/* trace allowed at EL0 */
+#define TB_TRFCR_E1TRE			BIT_ULL(1)	/* at the kernel's EL (ExTRE) */
+#define TB_TRFCR_EL2_CX			BIT_ULL(3)	/* CONTEXTIDR_EL2 (kernel at EL2) */
+#define TB_TRFCR_TS_VIRTUAL		BIT_ULL(5)	/* timestamps: virtual time (TS 0b01) */
+#define TB_ID_AA64DFR0_TRACEFILT_SHIFT	40
+
+/*
+ * HiSilicon Hip08: its ETM cannot slow the core down and overflows
+ * unless the core's commit rate is lowered while it traces
+ * (coresight-etm4x-core.c, etm4_hisi_config_core_commit(),
+ * CONFIG_ETM4X_IMPDEF_FEATURE): an IMPLEMENTATION DEFINED system
+ * register, S3_1_C15_C2_5, bits 13:12 (0b00 full speed, 0b01 level 1).
+ * Recognised by the ETM's peripheral ID, as the kernel matches its
+ * AMBA ID (mask 0xfffff).
+ */
+#define TB_ETM_PID_HIP08		0x000b6d01
+#define TB_ETM_PID_MASK			0xfffff
+#define TB_HIP08_COMMIT_MASK		GENMASK_ULL(13, 12)
+#define TB_HIP08_COMMIT_FULL		0x0
+#define TB_HIP08_COMMIT_LVL_1		0x1
+
+/*
  * The register accessors. read/write take the component's base as the
  * description gave it and a byte offset; they never sleep or lock and
  * may run in any context on any CPU. ETM registers are touched only on
- * the CPU the ETM traces.
+ * the CPU the ETM traces (as coresight-etm4x-core.c programs them
+ * through smp_call_function_single()).
+ *
+ * The PE's own trace filter register, TRFCR_EL1, is a system register of
+ * the CPU they run on (interrupts off, on the ETM's CPU): trf_present
+ * says whether it exists (FEAT_TRF), trfcr_read/trfcr_write access it
+ * (the write includes the ISB that makes it take effect). An accessor
+ * set without them has no FEAT_TRF. hip08_commit lowers (reduced) or
+ * restores the core commit rate of the CPU it runs on, through the
+ * HiSilicon Hip08 register above; called only for ETMs whose
+ * peripheral ID is Hip08's.
  */
 struct tb_cs_io {
 	u32 (*read)(void __iomem *base, u32 off);
 	void (*write)(void __iomem *base, u32 off, u32 val);
+	bool (*trf_present)(void);
+	u64 (*trfcr_read)(void);
+	void (*trfcr_write)(u64 val);
+	void (*hip08_commit)(bool reduced);
 };
 
 /*
@@ -288,6 +328,7 @@ struct tb_cs_desc {
 	enum tb_cs_kind kind;
 	unsigned int cpu;		/* ETM: the CPU it traces */
 	bool skip_power_up;		/* ETM: qcom,skip-power-up: TRCPDCR not accessible */
+	bool loses_context;		/* ETM: arm,coresight-loses-context-with-cpu */
 	bool scatter_gather;		/* TMC: firmware allows SG (arm,scatter-gather) */
 	bool max_burst_set;		/* TMC: arm,max-burst-size given: */
 	u32 max_burst;			/* AXICTL.WrBurstLen, 0..15 (else 15) */

@@ -349,6 +349,8 @@ long tb_ioctl_snapshot(struct tb_session *s)
 		ret = -EINVAL;
 	else if (!s->tr_enabled)
 		ret = -ENXIO;
+	else if (s->backend->snapshot)
+		ret = s->backend->snapshot(s);		/* its own stop, publish, start */
 	else
 		ret = tb_trace_restart(s, NULL, NULL);	/* stop, publish, start */
 	mutex_unlock(&s->lock);

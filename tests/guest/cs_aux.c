@@ -138,12 +138,18 @@ static unsigned long long sink_bytes(int sink)
 	return cs_stat(c, "bytes");
 }
 
+/*
+ * The architecture's order, on each ETM: TRFCR_EL1 allows trace just
+ * before TRCPRGCTLR.EN (etm4x_allow_trace()) and prohibits it just
+ * before EN clears (etm4x_prohibit_trace()); the unit has drained
+ * (TRCSTATR.IDLE, "drained") after PMSTABLE and before the disclaim.
+ */
 static void check_order(const char *what)
 {
 	static const char *const en[] = { "unlock", "claim", "prg0", "idle1", "config",
-					  "pu", "en", "idle0", "lock", NULL };
-	static const char *const dis[] = { "unlock", "pu_clear", "en_clear", "pmstable1",
-					   "disclaim", "lock", NULL };
+					  "pu", "trf_allow", "en", "idle0", "lock", NULL };
+	static const char *const dis[] = { "unlock", "pu_clear", "trf_prohibit", "en_clear",
+					   "pmstable1", "drained", "disclaim", "lock", NULL };
 	int cpu;
 
 	for (cpu = 0; cpu < NCPU; cpu++) {
@@ -158,6 +164,7 @@ static void check_order(const char *what)
 static void test_shared(const char *cap)
 {
 	unsigned long long b0 = sink_bytes(0), b1;
+	unsigned long long g0 = cs_stat("etm0", "bytes"), g1 = cs_stat("etm1", "bytes");
 	struct sess x;
 
 	TBT_CHECK(cs_open(&x, 3, 1 << 20, 0, 0) == 0, "shared session: %s", strerror(errno));
@@ -175,6 +182,10 @@ static void test_shared(const char *cap)
 		  (unsigned long long)x.s.ctl->aux_padding,
 		  (unsigned long long)x.published, (unsigned long long)x.lost);
 	TBT_CHECK(x.etms >= 2, "ETM records: %llu", (unsigned long long)x.etms);
+	/* TRFCR_EL1 starts prohibiting every EL: trace only if it was allowed. */
+	TBT_CHECK(cs_stat("etm0", "bytes") - g0 >= 65536 && cs_stat("etm1", "bytes") - g1 >= 65536,
+		  "both ETMs traced: %llu, %llu bytes", cs_stat("etm0", "bytes") - g0,
+		  cs_stat("etm1", "bytes") - g1);
 	TBT_CHECK(cs_stat("etm0", "enabled") == 0 && cs_stat("etm1", "enabled") == 0,
 		  "ETMs disabled after DISABLE");
 	check_order("shared");
@@ -1007,6 +1018,145 @@ static int dma_run(const char *mode, const char *skip)
 	return ok && !zero && !memerr && !viol;
 }
 
+/* Wait (bounded) until ETM cpu has generated more than after bytes. */
+static int etm_traces(struct sess *x, int cpu, unsigned long long after)
+{
+	char c[16];
+	int i;
+
+	snprintf(c, sizeof(c), "etm%d", cpu);
+	for (i = 0; i < 100; i++) {
+		if (cs_stat(c, "bytes") > after + 4096)
+			return 1;
+		run_for(x, 20);
+	}
+	return 0;
+}
+
+static int cpu_pm(int cpu, int n)
+{
+	char path[128], v[16];
+	int fd, r;
+
+	snprintf(path, sizeof(path), CSEMU "/etm%d/cpu_pm", cpu);
+	snprintf(v, sizeof(v), "%d", n);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	r = write(fd, v, strlen(v)) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/*
+ * CPU power-down while tracing (issue 15 item 4): with loses_context=1
+ * (the DT's arm,coresight-loses-context-with-cpu) every power cycle of a
+ * CPU resets its ETM; tracebuf's CPU PM notifier disables it on
+ * CPU_PM_ENTER (drained, TRFCR prohibiting) and enables it again on
+ * CPU_PM_EXIT, so it traces on, with the same programming, and no byte
+ * goes unaccounted. Without the property nothing is lost and the
+ * notifier leaves the ETM alone (the emulator keeps it too).
+ */
+static void test_cpu_pm(int loses)
+{
+	const char *p[] = { loses ? "loses_context=1" : "loses_context=0", NULL };
+	unsigned long long b0, b1, g, id[NCPU];
+	char c[16];
+	struct sess x;
+	int cpu, i;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu %s", p[0]);
+	if (cpu_pm(0, 1) == -EOPNOTSUPP) {
+		/* No CONFIG_CPU_PM (the debug kernels): no CPU ever powers down. */
+		printf("# %s: this kernel has no CPU PM notifiers: skipped\n", p[0]);
+		return;
+	}
+	b0 = sink_bytes(0);
+	TBT_CHECK(cs_open(&x, 3, 1 << 20, 0, 0) == 0, "cpu_pm session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable");
+	run_for(&x, 200);
+	for (cpu = 0; cpu < NCPU; cpu++)
+		id[cpu] = etm_reg(cpu, "TRCTRACEIDR");
+	for (i = 0; i < 4; i++)
+		for (cpu = 0; cpu < NCPU; cpu++) {
+			snprintf(c, sizeof(c), "etm%d", cpu);
+			g = cs_stat(c, "bytes");
+			TBT_CHECK(cpu_pm(cpu, 3) == 0, "cpu%d: 3 power cycles: %s", cpu,
+				  strerror(errno));
+			TBT_CHECK(etm_traces(&x, cpu, g), "%s: cpu%d traces on after its power-down",
+				  p[0], cpu);
+		}
+	for (cpu = 0; cpu < NCPU; cpu++) {
+		snprintf(c, sizeof(c), "etm%d", cpu);
+		TBT_CHECK(cs_stat(c, "pm_cycles") == 12 + !cpu, "cpu%d: %llu power cycles", cpu,
+			  cs_stat(c, "pm_cycles"));
+		TBT_CHECK(loses ? cs_stat(c, "pm_resets") == 12 + !cpu : cs_stat(c, "pm_resets") == 0,
+			  "cpu%d: the ETM was reset %llu times", cpu, cs_stat(c, "pm_resets"));
+		TBT_CHECK(etm_enabled(&x, cpu, 1), "%s: ETM%d enabled", p[0], cpu);
+		TBT_CHECK(etm_reg(cpu, "TRCTRACEIDR") == id[cpu],
+			  "ETM%d reprogrammed the same (trace ID %#llx, was %#llx)", cpu,
+			  etm_reg(cpu, "TRCTRACEIDR"), id[cpu]);
+	}
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "disable");
+	consume(&x);
+	b1 = sink_bytes(0);
+	TBT_CHECK(b1 - b0 + x.s.ctl->aux_padding == x.published + x.lost,
+		  "%s: sink wrote %llu + padding %llu, published %llu + lost %llu", p[0], b1 - b0,
+		  (unsigned long long)x.s.ctl->aux_padding,
+		  (unsigned long long)x.published, (unsigned long long)x.lost);
+	TBT_CHECK(total_violations() == 0, "%s: emulator violations %llu", p[0],
+		  total_violations());
+	sess_close(&x);
+}
+
+/* Without FEAT_TRF, TRFCR_EL1 is never touched (it is UNDEFINED). */
+static void test_no_trf(void)
+{
+	static const char *const p[] = { "trf=0", NULL };
+	static const char *const allow[] = { "trf_allow", NULL };
+	unsigned long long g;
+	struct sess x;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu trf=0");
+	g = cs_stat("etm0", "bytes");
+	TBT_CHECK(cs_open(&x, 3, 1 << 20, 0, 0) == 0, "session without FEAT_TRF");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable");
+	TBT_CHECK(etm_traces(&x, 0, g), "traces without FEAT_TRF");
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "disable");
+	consume(&x);
+	TBT_CHECK(!ops_has(0, allow), "TRFCR_EL1 left alone without FEAT_TRF");
+	TBT_CHECK(total_violations() == 0, "trf=0: emulator violations %llu", total_violations());
+	sess_close(&x);
+}
+
+/*
+ * HiSilicon Hip08 (issue 15 item 8): its ETM cannot slow the core, so
+ * the core's commit rate is lowered before the ETM is enabled and
+ * restored once it is disabled, on that core, as the kernel's
+ * etm4_hisi_config_core_commit() does.
+ */
+static void test_hip08(void)
+{
+	static const char *const p[] = { "hip08=1", NULL };
+	static const char *const seq[] = { "commit_low", "en", "commit_full", "en_clear", NULL };
+	unsigned long long g;
+	struct sess x;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu hip08=1");
+	g = cs_stat("etm0", "bytes");
+	TBT_CHECK(cs_open(&x, 3, 1 << 20, 0, 0) == 0, "Hip08 session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "enable");
+	TBT_CHECK(etm_traces(&x, 0, g), "the Hip08 ETM traces");
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "disable");
+	consume(&x);
+	TBT_CHECK(ops_has(0, seq) && ops_has(1, seq),
+		  "core commit lowered before EN and restored before EN clears");
+	TBT_CHECK(cs_stat("etm0", "commit") == 0 && cs_stat("etm1", "commit") == 0,
+		  "full commit rate again after DISABLE");
+	TBT_CHECK(total_violations() == 0, "hip08: emulator violations %llu", total_violations());
+	sess_close(&x);
+}
+
 static void test_dma(void)
 {
 	TBT_CHECK(dma_run("iommu", NULL), "behind an IOMMU: every byte through the sink's own mappings");
@@ -1125,6 +1275,10 @@ int main(void)
 	test_reclaim();
 	test_firmware_props();
 	test_dma();
+	test_cpu_pm(1);
+	test_cpu_pm(0);
+	test_no_trf();
+	test_hip08();
 	test_kernel_ids();
 	{
 		static const char *const p[] = { "soc400=1", "sg=0", NULL };

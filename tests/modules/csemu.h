@@ -24,9 +24,39 @@
  *    defaults adjusted by the feature parameters), the OS lock (OSLM
  *    0b010, memory-mapped TRCOSLAR, set after reset; ID registers read
  *    while it is set are a violation), TRCPRGCTLR,
- *    TRCSTATR (IDLE/PMSTABLE lag two reads behind EN), TRCPDCR.PU, and
+ *    TRCSTATR (IDLE clears two reads after EN 0->1; after EN 1->0
+ *    PMSTABLE sets two reads later and IDLE four: the unit's last
+ *    bytes, its stop packets, reach the ATB only then), TRCPDCR.PU, and
  *    every programming register in 0x008..0x7ff stored as written;
- *    address comparators beyond nr_ranges pairs are RAZ/WI.
+ *    address comparators beyond nr_ranges pairs are RAZ/WI. Every
+ *    access comes from the ETM's own CPU, as the kernel's ETMv4 driver
+ *    makes it (smp_call_function_single() to drvdata->cpu): from
+ *    another CPU it is a violation (the stricter reading: the trace
+ *    unit may share the core's power domain, and the OS lock and
+ *    TRFCR_EL1 are the PE's).
+ *  - The PE's TRFCR_EL1 (trf=1, FEAT_TRF; ARM DDI0487 TRFCR_EL1) through
+ *    the accessors' trfcr_read/trfcr_write, on the CPU they run on:
+ *    it starts prohibiting every EL (as the kernel's ETMv4 driver leaves
+ *    it after a session: etm4x_prohibit_trace(); the architecture's
+ *    reset value is UNKNOWN), a unit generates nothing for an EL it
+ *    prohibits, clearing TRCPRGCTLR.EN while it allows an EL is a
+ *    violation (etm4_disable_trace_unit() prohibits first), and so is
+ *    any access with trf=0 (UNDEFINED).
+ *  - HiSilicon Hip08 (hip08=1): the ETMs' peripheral ID is Hip08's
+ *    (0x000b6d01) and each core has the IMPLEMENTATION DEFINED commit
+ *    register (S3_1_C15_C2_5, bits 13:12, through the accessors'
+ *    hip08_commit): an ETM enabled with its core at full commit rate
+ *    is a violation (it cannot slow the core and overflows:
+ *    etm4_hisi_config_core_commit(), CONFIG_ETM4X_IMPDEF_FEATURE), and
+ *    so is that register's access on other cores (UNDEFINED).
+ *  - CPU power-down (etmN/cpu_pm, tests only): on that CPU, with
+ *    interrupts off, cpu_pm_enter(), the PE's power removed and
+ *    restored, cpu_pm_exit(), as a cpuidle driver does around a
+ *    power-down state. With loses_context=1 (the firmware says
+ *    arm,coresight-loses-context-with-cpu) the ETM and TRFCR_EL1 are
+ *    reset (programming lost, OS lock set, EN clear); an ETM still
+ *    enabled then (not saved: IHI0064, the procedure when powering down
+ *    the PE) is a violation and its trace stops.
  *  - TMC sinks (ARM DDI0461) in circular-buffer mode, as the CoreSight
  *    SoC-600 TMC (PIDR part 0x9e8/0x9e9/0x9ea): RRP, RWP and STS.Full are
  *    kept across the Disabled state, so capture starts at RWP as
@@ -100,7 +130,11 @@
  *    instead of writing. This is the tests' oracle for DMA after free,
  *    not hardware behaviour (csemu_pa_freed()).
  *  - TRCVISSCTLR (ViewInst start/stop) is stored but not modelled: the
- *    generator filters on TRCVICTLR and TRCVIIECTLR only.
+ *    generator filters on TRCVICTLR and TRCVIIECTLR only (and on
+ *    TRFCR_EL1's ELs, taken at TRCPRGCTLR.EN 0->1).
+ *  - Flushing, stopping or disabling a sink while an ETM feeding it has
+ *    cleared EN but is not yet IDLE is a violation (its stop bytes are
+ *    dropped): the drain indicator is TRCSTATR.IDLE (IHI0064).
  *
  * debugfs (/sys/kernel/debug/tb_csemu/):
  *   rate, period_us  rw, the generation knobs (as the module parameters)
@@ -113,6 +147,9 @@
  *   etmN/regs        r, "NAME 0xVALUE" for every programmed register
  *   etmN/burst       w, N: N bytes of the unit's trace now, in one drain
  *                    period (-EAGAIN if it is off or its sink not capturing)
+ *   etmN/cpu_pm      w, N: N CPU power-down cycles of that CPU (cpu_pm
+ *                    notifiers around a power loss; -ENXIO if offline,
+ *                    -EOPNOTSUPP without CONFIG_CPU_PM)
  *   sinkN/stats      r, "key value" lines
  *   sinkN/regs       r, "NAME 0xVALUE" for the TMC registers
  */
@@ -122,6 +159,7 @@
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
+#include <linux/cpu_pm.h>
 #include <linux/cpuhotplug.h>
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
@@ -140,6 +178,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <asm/barrier.h>
 #include <asm/io.h>
 #include <tracebuf.h>
@@ -223,6 +262,14 @@ enum csemu_viol {
 	CV_PDCR,
 	CV_DMA_UNMAPPED,
 	CV_DMA_DIR,
+	CV_ETM_REMOTE,
+	CV_TRF_DISABLE,
+	CV_TRF_ABSENT,
+	CV_TMC_DRAINING,
+	CV_PM_LOST,
+	CV_TMC_SG_RWP,
+	CV_HIP08_FULL,
+	CV_IMPDEF_UNDEF,
 	CV_NR
 };
 
@@ -311,6 +358,12 @@ enum csemu_op {
 	OP_IDLE0,
 	OP_EN_CLEAR,
 	OP_PMSTABLE1,
+	OP_TRF_ALLOW,
+	OP_TRF_PROHIBIT,
+	OP_DRAINED,
+	OP_POWER_DOWN,
+	OP_COMMIT_LOW,
+	OP_COMMIT_FULL,
 	OP_NR
 };
 
@@ -324,8 +377,17 @@ struct csemu_etm {
 	bool idle_seen;			/* TRCSTATR.IDLE read since EN cleared */
 	bool sticky_pd;			/* TRCPDSR.STICKYPD */
 	u32 pdcr;
-	unsigned int stat_reads;	/* TRCSTATR reads still lagging */
-	u32 stat_lag;			/* what they read */
+	/* TRCSTATR reads until: IDLE clears after EN 0->1 (en_lag), */
+	unsigned int en_lag;
+	unsigned int pm_lag;		/* PMSTABLE sets after EN 1->0, */
+	unsigned int idle_lag;		/* IDLE sets: the unit has drained */
+	/* The stop bytes of EN 1->0, still in the unit until it is IDLE. */
+	u8 drain[CSGEN_START_MAX];
+	unsigned int ndrain;
+	bool draining;
+	/* The PE's TRFCR_EL1 (FEAT_TRF, trf=1): lost when the PE powers down. */
+	u64 trfcr;
+	u64 commit;			/* hip08=1: the core's S3_1_C15_C2_5 */
 	/* The programming sequence. */
 	bool prg0_pend;			/* prg0 written, IDLE not yet read */
 	bool prog_ok;			/* idle1 seen: programming allowed */
@@ -340,6 +402,8 @@ struct csemu_etm {
 	u8 pending_id;
 	/* Statistics, the op log. */
 	u64 enables, disables, bytes, stalls, dropped, burst_bytes;
+	u64 prohibited;			/* ticks with TRFCR prohibiting every EL */
+	u64 pm_cycles, pm_resets;	/* CPU PM enter/exit; context lost */
 	u8 ops[CSEMU_OPS_MAX];
 	u64 nops;
 	struct hrtimer timer;
@@ -390,6 +454,9 @@ extern bool csemu_stale_claim;
 extern bool csemu_left_running;
 extern bool csemu_skip_power_up;
 extern int csemu_max_burst;
+extern bool csemu_trf;
+extern bool csemu_loses_context;
+extern bool csemu_hip08;
 /* csemu_core.c: every component's management registers; the accessors */
 void csemu_violation(struct csemu_comp *c, enum csemu_viol v);
 bool csemu_mgmt_read(const struct csemu_comp *c, u32 off, u32 part, u32 *val);
@@ -409,7 +476,12 @@ void csemu_etm_init(struct csemu_etm *e, unsigned int cpu);
 int csemu_cpu_online(unsigned int cpu);
 int csemu_cpu_offline(unsigned int cpu);
 int csemu_cpu_dead(unsigned int cpu);
+bool csemu_sink_draining(const struct csemu_sink *k);
+u64 csemu_trfcr_read(void);
+void csemu_trfcr_write(u64 val);
+void csemu_hip08_commit(bool reduced);
 extern const struct file_operations csemu_burst_fops;
+extern const struct file_operations csemu_cpu_pm_fops;
 
 /* csemu_tmc.c */
 u32 csemu_tmc_read(struct csemu_sink *k, u32 off);

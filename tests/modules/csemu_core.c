@@ -67,6 +67,15 @@ MODULE_PARM_DESC(skip_power_up, "ETMs described with qcom,skip-power-up: TRCPDCR
 int csemu_max_burst = -1;
 module_param_named(max_burst, csemu_max_burst, int, 0444);
 MODULE_PARM_DESC(max_burst, "ETRs described with arm,max-burst-size = N (0..15); -1: no property");
+bool csemu_trf = true;
+module_param_named(trf, csemu_trf, bool, 0444);
+MODULE_PARM_DESC(trf, "The PEs have FEAT_TRF: TRFCR_EL1 (starting with every EL prohibited) gates what the ETMs trace");
+bool csemu_hip08;
+module_param_named(hip08, csemu_hip08, bool, 0444);
+MODULE_PARM_DESC(hip08, "ETMs of HiSilicon Hip08 (peripheral ID 0x000b6d01): enabling one with its core at full commit rate is a violation");
+bool csemu_loses_context;
+module_param_named(loses_context, csemu_loses_context, bool, 0444);
+MODULE_PARM_DESC(loses_context, "ETMs described with arm,coresight-loses-context-with-cpu: a CPU power-down (etmN/cpu_pm) resets its ETM");
 static char *csemu_dma_param = "direct";
 module_param_named(dma, csemu_dma_param, charp, 0444);
 MODULE_PARM_DESC(dma, "The sinks' DMA: direct (physical, coherent), iommu (our DMA ops: only what is mapped for the sink's device), noncoherent (iommu, and the CPU sees device writes only after a sync)");
@@ -112,6 +121,14 @@ static const char * const csemu_viol_msg[CV_NR] = {
 	[CV_PDCR] = "TRCPDCR accessed where the firmware says qcom,skip-power-up",
 	[CV_DMA_UNMAPPED] = "DMA to an address not mapped for the sink's own device (IOMMU fault)",
 	[CV_DMA_DIR] = "DMA against the direction the address was mapped in (IOMMU fault)",
+	[CV_ETM_REMOTE] = "ETM register accessed from another CPU than the one it traces",
+	[CV_TRF_DISABLE] = "TRCPRGCTLR.EN cleared while TRFCR_EL1 still allows trace",
+	[CV_TRF_ABSENT] = "TRFCR_EL1 accessed without FEAT_TRF (UNDEFINED)",
+	[CV_TMC_DRAINING] = "sink flushed, stopped or disabled before an ETM feeding it drained (TRCSTATR.IDLE)",
+	[CV_PM_LOST] = "CPU powered down with its ETM enabled and not saved: context lost",
+	[CV_HIP08_FULL] = "Hip08 ETM enabled with its core at full commit rate (it overflows)",
+	[CV_IMPDEF_UNDEF] = "Hip08 core commit register accessed on another core (UNDEFINED)",
+	[CV_TMC_SG_RWP] = "scatter-gather capture started with RWP past the table's first page start",
 };
 
 DEFINE_RAW_SPINLOCK(csemu_lock);
@@ -133,6 +150,12 @@ static const char * const csemu_op_name[OP_NR] = {
 	[OP_IDLE0] = "idle0",
 	[OP_EN_CLEAR] = "en_clear",
 	[OP_PMSTABLE1] = "pmstable1",
+	[OP_TRF_ALLOW] = "trf_allow",
+	[OP_TRF_PROHIBIT] = "trf_prohibit",
+	[OP_DRAINED] = "drained",
+	[OP_POWER_DOWN] = "power_down",
+	[OP_COMMIT_LOW] = "commit_low",
+	[OP_COMMIT_FULL] = "commit_full",
 };
 
 /* Under the component's lock. */
@@ -252,9 +275,18 @@ static void csemu_io_write(void __iomem *base, u32 off, u32 val)
 	raw_spin_unlock_irqrestore(&csemu_lock, flags);
 }
 
+static bool csemu_io_trf_present(void)
+{
+	return csemu_trf;
+}
+
 const struct tb_cs_io csemu_io = {
-	.read	= csemu_io_read,
-	.write	= csemu_io_write,
+	.read		= csemu_io_read,
+	.write		= csemu_io_write,
+	.trf_present	= csemu_io_trf_present,
+	.trfcr_read	= csemu_trfcr_read,
+	.trfcr_write	= csemu_trfcr_write,
+	.hip08_commit	= csemu_hip08_commit,
 };
 
 /* ---- debugfs ---- */
@@ -263,6 +295,7 @@ static int csemu_etm_stats_show(struct seq_file *m, void *v)
 {
 	struct csemu_etm *e = m->private;
 	u64 enables, disables, bytes, blocks, stalls, viol, dropped, burst;
+	u64 prohibited, pm_cycles, pm_resets, trfcr, commit;
 	unsigned int npending;
 	bool en, oslk, locked;
 	u32 claim, id;
@@ -278,6 +311,11 @@ static int csemu_etm_stats_show(struct seq_file *m, void *v)
 	viol = e->c.violations;
 	dropped = e->dropped;
 	burst = e->burst_bytes;
+	prohibited = e->prohibited;
+	pm_cycles = e->pm_cycles;
+	pm_resets = e->pm_resets;
+	trfcr = e->trfcr;
+	commit = e->commit;
 	npending = e->npending;
 	oslk = e->oslk;
 	locked = e->c.locked;
@@ -301,6 +339,11 @@ static int csemu_etm_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "pending %u\n", npending);
 	seq_printf(m, "dropped %llu\n", dropped);
 	seq_printf(m, "burst_bytes %llu\n", burst);
+	seq_printf(m, "prohibited %llu\n", prohibited);
+	seq_printf(m, "pm_cycles %llu\n", pm_cycles);
+	seq_printf(m, "pm_resets %llu\n", pm_resets);
+	seq_printf(m, "trfcr %llu\n", trfcr);
+	seq_printf(m, "commit %llu\n", commit);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(csemu_etm_stats);
@@ -565,6 +608,7 @@ static void csemu_debugfs_init(void)
 		debugfs_create_file("ops", 0444, e->dir, e, &csemu_etm_ops_fops);
 		debugfs_create_file("regs", 0444, e->dir, e, &csemu_etm_regs_fops);
 		debugfs_create_file("burst", 0200, e->dir, e, &csemu_burst_fops);
+		debugfs_create_file("cpu_pm", 0200, e->dir, e, &csemu_cpu_pm_fops);
 	}
 	for (i = 0; i < csemu.nr_sinks; i++) {
 		struct csemu_sink *k = &csemu.sinks[i];

@@ -64,6 +64,11 @@ static void csemu_etm_cfg(const struct csemu_etm *e, struct csgen_cfg *cfg)
 	    ((rsctlr2 >> TB_ETM_RSCTLR_GROUP_SHIFT) & 0xf) == TB_ETM_RSCTLR_GROUP_CNTR &&
 	    (rsctlr2 & 1))
 		cfg->ts_interval = e->regs[TB_ETM_TRCCNTRLDVR(0) / 4];
+	/* FEAT_TRF: an EL TRFCR_EL1 prohibits is not traced either. */
+	if (csemu_trf && !(e->trfcr & TB_TRFCR_E0TRE))
+		cfg->victlr |= TB_ETM_VICTLR_EXLEVEL_NS(0);
+	if (csemu_trf && !(e->trfcr & TB_TRFCR_E1TRE))
+		cfg->victlr |= TB_ETM_VICTLR_EXLEVEL_NS(1);
 	cfg->trcidr0 = csemu.idr[0];
 	cfg->trcidr2 = csemu.idr[2];
 	cfg->contextid = 0x1000 * (e->cpu + 1);
@@ -118,12 +123,24 @@ static bool csemu_etm_id_ok(const struct csemu_etm *e)
 	return true;
 }
 
+/* The unit has drained: its stop bytes reach the ATB now. */
+static void csemu_etm_drained(struct csemu_etm *e)
+{
+	if (!e->draining)
+		return;
+	e->draining = false;
+	csemu_op(e, OP_DRAINED);
+	csemu_etm_emit(e, e->drain, e->ndrain);
+	e->ndrain = 0;
+}
+
 /* TRCPRGCTLR.EN 0->1. */
 static void csemu_etm_enable(struct csemu_etm *e)
 {
 	u8 buf[CSGEN_START_MAX];
 	struct csgen_cfg cfg;
 
+	csemu_etm_drained(e);
 	csemu_op(e, OP_EN);
 	if (!e->configured)
 		csemu_violation(&e->c, CV_ORD_EN);
@@ -133,9 +150,10 @@ static void csemu_etm_enable(struct csemu_etm *e)
 		csemu_violation(&e->c, CV_EN_TRACEID);
 	if (!csemu_capturing(e->c.out[0], 0))
 		csemu_violation(&e->c, CV_EN_SINK);
+	if (csemu_hip08 && !FIELD_GET(TB_HIP08_COMMIT_MASK, e->commit))
+		csemu_violation(&e->c, CV_HIP08_FULL);
 	WRITE_ONCE(e->en, true);
-	e->stat_reads = CSEMU_LAG_READS;
-	e->stat_lag = TB_ETM_STATR_IDLE;
+	e->en_lag = CSEMU_LAG_READS;
 	e->idle0_pend = true;
 	e->prg0_pend = false;
 	e->prog_ok = false;
@@ -146,22 +164,33 @@ static void csemu_etm_enable(struct csemu_etm *e)
 	csemu_etm_emit(e, buf, csgen_start(&e->gen, &cfg, buf, sizeof(buf)));
 }
 
-/* TRCPRGCTLR.EN 1->0. */
+/*
+ * TRCPRGCTLR.EN 1->0. The unit emits its last packets, but they reach
+ * the ATB only once it is idle: TRCSTATR.IDLE is the drain indicator
+ * (IHI0064, TRCSTATR), PMSTABLE (programmers' model stable) comes first.
+ */
 static void csemu_etm_disable(struct csemu_etm *e)
 {
-	u8 buf[CSGEN_START_MAX];
-
 	csemu_op(e, OP_EN_CLEAR);
 	if (e->pdcr & TB_ETM_PDCR_PU)
 		csemu_violation(&e->c, CV_ORD_EN_CLEAR);
+	/*
+	 * etm4_disable_trace_unit() prohibits every EL in TRFCR_EL1 before
+	 * it clears EN (etm4x_prohibit_trace()): no trace of the ELs it
+	 * allowed is generated past this point.
+	 */
+	if (csemu_trf && (e->trfcr & (TB_TRFCR_E0TRE | TB_TRFCR_E1TRE)))
+		csemu_violation(&e->c, CV_TRF_DISABLE);
 	WRITE_ONCE(e->en, false);
-	e->stat_reads = CSEMU_LAG_READS;
-	e->stat_lag = 0;
+	e->en_lag = 0;
+	e->pm_lag = CSEMU_LAG_READS;
+	e->idle_lag = 2 * CSEMU_LAG_READS;
 	e->idle_seen = false;
 	e->idle0_pend = false;
 	e->pm_pend = true;
 	e->disables++;
-	csemu_etm_emit(e, buf, csgen_stop(&e->gen, buf, sizeof(buf)));
+	e->ndrain = csgen_stop(&e->gen, e->drain, sizeof(e->drain));
+	e->draining = true;
 }
 
 static void csemu_etm_prgctlr(struct csemu_etm *e, bool en)
@@ -182,15 +211,25 @@ static void csemu_etm_prgctlr(struct csemu_etm *e, bool en)
 
 static u32 csemu_etm_statr(struct csemu_etm *e)
 {
-	u32 v;
+	u32 v = 0;
 
-	if (e->stat_reads) {
-		v = e->stat_lag;
-		e->stat_reads--;
+	if (e->en) {
+		if (e->en_lag) {
+			e->en_lag--;
+			v = TB_ETM_STATR_IDLE;
+		}
 	} else {
-		v = e->en ? 0 : TB_ETM_STATR_IDLE | TB_ETM_STATR_PMSTABLE;
+		if (e->pm_lag)
+			e->pm_lag--;
+		else
+			v |= TB_ETM_STATR_PMSTABLE;
+		if (e->idle_lag)
+			e->idle_lag--;
+		else
+			v |= TB_ETM_STATR_IDLE;
 	}
 	if (!e->en && (v & TB_ETM_STATR_IDLE)) {
+		csemu_etm_drained(e);
 		e->idle_seen = true;
 		if (e->prg0_pend) {
 			csemu_op(e, OP_IDLE1);
@@ -271,10 +310,24 @@ static u32 csemu_exlevel_s(void)
 	return FIELD_GET(TB_ETM_IDR3_EXLEVEL_S, csemu.idr[3]);
 }
 
+/*
+ * Only from the ETM's own CPU, as the kernel's ETMv4 driver programs it
+ * (etm4_enable_hw() and etm4_disable_hw() through
+ * smp_call_function_single(drvdata->cpu), etm4_init_arch_data() at
+ * probe): the stricter reading, since the unit may be in the core's
+ * power domain (powered down with it) and its OS lock may be the PE's.
+ */
+static void csemu_etm_check_cpu(struct csemu_etm *e)
+{
+	if (smp_processor_id() != e->cpu)
+		csemu_violation(&e->c, CV_ETM_REMOTE);
+}
+
 void csemu_etm_write(struct csemu_etm *e, u32 off, u32 val)
 {
 	struct csemu_comp *c = &e->c;
 
+	csemu_etm_check_cpu(e);
 	if (off == TB_CS_LAR) {
 		if (val == TB_CS_UNLOCK_KEY) {
 			c->locked = false;
@@ -336,6 +389,7 @@ u32 csemu_etm_read(struct csemu_etm *e, u32 off)
 	u32 v;
 	int n;
 
+	csemu_etm_check_cpu(e);
 	/*
 	 * The trace registers, ID registers included, are not accessible
 	 * while the OS lock is set (IHI0064, the OS Lock); the kernel
@@ -380,6 +434,9 @@ u32 csemu_etm_read(struct csemu_etm *e, u32 off)
 		return 0;
 	if (off < CSEMU_ETM_REGS)
 		return e->regs[off / 4];
+	/* Hip08's peripheral ID 0x000b6d01 (amba_read_periphid() order). */
+	if (csemu_hip08 && off >= TB_CS_PIDR0 && off < TB_CS_PIDR0 + 16)
+		return (TB_ETM_PID_HIP08 >> (8 * ((off - TB_CS_PIDR0) / 4))) & 0xff;
 	if (csemu_mgmt_read(&e->c, off, CSEMU_ETM_PART, &v))
 		return v;
 	return 0;
@@ -402,6 +459,10 @@ static u64 csemu_generate_locked(struct csemu_etm *e, u64 budget, u64 max_steps)
 
 	if (!e->en)
 		return 0;
+	if (csemu_trf && !(e->trfcr & (TB_TRFCR_E0TRE | TB_TRFCR_E1TRE))) {
+		e->prohibited++;	/* every EL prohibited: nothing to trace */
+		return 0;
+	}
 	if (!csemu_capturing(e->c.out[0], 0)) {
 		e->stalls++;	/* the program waits for the sink */
 		return 0;
@@ -505,8 +566,173 @@ int csemu_cpu_dead(unsigned int cpu)
 	raw_spin_lock_irqsave(&csemu_lock, flags);
 	if (e->en)
 		csemu_violation(&e->c, CV_ETM_CPU_DEAD);
+	e->trfcr = 0;		/* the PE was reset: UNKNOWN, taken as prohibited */
 	raw_spin_unlock_irqrestore(&csemu_lock, flags);
 	return 0;
+}
+
+/* ---- the PE's TRFCR_EL1, on the CPU that accesses it ---- */
+
+u64 csemu_trfcr_read(void)
+{
+	struct csemu_etm *e;
+	unsigned long flags;
+	u64 v;
+
+	raw_spin_lock_irqsave(&csemu_lock, flags);
+	e = &csemu.etms[smp_processor_id()];
+	if (!csemu_trf)
+		csemu_violation(&e->c, CV_TRF_ABSENT);
+	v = e->trfcr;
+	raw_spin_unlock_irqrestore(&csemu_lock, flags);
+	return v;
+}
+
+void csemu_trfcr_write(u64 val)
+{
+	struct csemu_etm *e;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&csemu_lock, flags);
+	e = &csemu.etms[smp_processor_id()];
+	if (!csemu_trf)
+		csemu_violation(&e->c, CV_TRF_ABSENT);
+	e->trfcr = val & (TB_TRFCR_E0TRE | TB_TRFCR_E1TRE | TB_TRFCR_EL2_CX |
+			  (3ULL << 5));
+	csemu_op(e, (e->trfcr & (TB_TRFCR_E0TRE | TB_TRFCR_E1TRE)) ? OP_TRF_ALLOW :
+		 OP_TRF_PROHIBIT);
+	raw_spin_unlock_irqrestore(&csemu_lock, flags);
+}
+
+/* hip08=1: the core's commit rate register, on the CPU that writes it. */
+void csemu_hip08_commit(bool reduced)
+{
+	struct csemu_etm *e;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&csemu_lock, flags);
+	e = &csemu.etms[smp_processor_id()];
+	if (!csemu_hip08)
+		csemu_violation(&e->c, CV_IMPDEF_UNDEF);
+	e->commit = (e->commit & ~TB_HIP08_COMMIT_MASK) |
+		    FIELD_PREP(TB_HIP08_COMMIT_MASK, reduced ? TB_HIP08_COMMIT_LVL_1 :
+			       TB_HIP08_COMMIT_FULL);
+	csemu_op(e, reduced ? OP_COMMIT_LOW : OP_COMMIT_FULL);
+	raw_spin_unlock_irqrestore(&csemu_lock, flags);
+}
+
+/* ---- CPU power-down (tests only) ---- */
+
+/*
+ * The PE and, with loses_context=1, its trace unit lose power: the
+ * unit's registers reset (IHI0064: programming UNKNOWN, taken as 0; the
+ * OS lock set; STICKYPD set), TRFCR_EL1 too. A unit still enabled was
+ * not saved first (IHI0064, the procedure when powering down the PE:
+ * set the OS lock, wait for PMSTABLE, save; etm4_cpu_save()): a
+ * violation, and its trace in flight is lost.
+ */
+static void csemu_etm_power_down(struct csemu_etm *e)
+{
+	e->pm_resets++;
+	csemu_op(e, OP_POWER_DOWN);
+	if (e->en)
+		csemu_violation(&e->c, CV_PM_LOST);
+	WRITE_ONCE(e->en, false);
+	memset(e->regs, 0, sizeof(e->regs));
+	e->c.locked = true;
+	e->c.claim = 0;
+	e->oslk = true;
+	e->sticky_pd = true;
+	e->pdcr = 0;
+	e->en_lag = 0;
+	e->pm_lag = 0;
+	e->idle_lag = 0;
+	e->idle_seen = true;
+	e->prg0_pend = false;
+	e->prog_ok = false;
+	e->configured = false;
+	e->idle0_pend = false;
+	e->pm_pend = false;
+	e->draining = false;
+	e->ndrain = 0;
+	e->npending = 0;
+	e->trfcr = 0;
+	e->commit = 0;
+}
+
+/*
+ * On the CPU, in process context with interrupts off, as the idle task
+ * enters a power-down state (cpuidle-psci: cpu_pm_enter(), the
+ * firmware call, cpu_pm_exit()): not from an IPI, which could interrupt
+ * a kernel-mode FP/SIMD section that the arm64 FP notifier would then
+ * find busy.
+ */
+static long csemu_cpu_pm_cycle(void *arg)
+{
+	struct csemu_etm *e = arg;
+	long ret;
+
+	if (smp_processor_id() != e->cpu)
+		return -EINVAL;
+	local_irq_disable();
+	ret = cpu_pm_enter();
+	if (!ret) {
+		raw_spin_lock(&csemu_lock);	/* interrupts are off */
+		e->pm_cycles++;
+		if (csemu_loses_context)
+			csemu_etm_power_down(e);
+		raw_spin_unlock(&csemu_lock);
+		cpu_pm_exit();
+	}
+	local_irq_enable();
+	return ret;
+}
+
+static ssize_t csemu_cpu_pm_write(struct file *f, const char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct csemu_etm *e = f->private_data;
+	unsigned int n, i;
+	long ret = 0;
+
+	/*
+	 * Without CONFIG_CPU_PM (the debug kernels: no cpuidle, no suspend)
+	 * cpu_pm_enter() is a stub and no CPU of this kernel ever powers
+	 * down with its notifiers: there is nothing to model.
+	 */
+	if (!IS_ENABLED(CONFIG_CPU_PM))
+		return -EOPNOTSUPP;
+	ret = kstrtouint_from_user(ubuf, len, 0, &n);
+	if (ret)
+		return ret;
+	if (!n || n > 1000)
+		return -ERANGE;
+	for (i = 0; i < n && !ret; i++) {
+		/* Online while it runs there (work_on_cpu() would move it). */
+		cpus_read_lock();
+		ret = cpu_online(e->cpu) ? work_on_cpu(e->cpu, csemu_cpu_pm_cycle, e) :
+					   -ENXIO;
+		cpus_read_unlock();
+	}
+	return ret ? ret : len;
+}
+
+const struct file_operations csemu_cpu_pm_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= csemu_cpu_pm_write,
+	.llseek	= noop_llseek,
+};
+
+/* A sink's feeder has cleared EN but not yet drained (IDLE not yet 1). */
+bool csemu_sink_draining(const struct csemu_sink *k)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, &k->feeders)
+		if (csemu.etms[cpu].draining)
+			return true;
+	return false;
 }
 
 void csemu_etm_init(struct csemu_etm *e, unsigned int cpu)

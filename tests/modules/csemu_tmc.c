@@ -230,6 +230,27 @@ bool csemu_sink_etm_on(const struct csemu_sink *k)
 	return false;
 }
 
+/*
+ * A flush, stop or disable of the sink: every ETM feeding it must have
+ * drained first (TRCSTATR.IDLE after EN cleared): else its last bytes
+ * never reach the buffer. Counted, and they are dropped.
+ */
+static void csemu_check_drained(struct csemu_sink *k)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, &k->feeders) {
+		struct csemu_etm *e = &csemu.etms[cpu];
+
+		if (!e->draining)
+			continue;
+		csemu_violation(&k->c, CV_TMC_DRAINING);
+		e->dropped += e->ndrain;
+		e->ndrain = 0;
+		e->draining = false;
+	}
+}
+
 /* A sink captures again: the stalled ETMs' start/stop bytes first. */
 static void csemu_sink_resume(struct csemu_sink *k)
 {
@@ -284,6 +305,15 @@ void csemu_sink_start(struct csemu_sink *k)
 		} else if (k->sgmode) {
 			if ((k->dba & (TB_SG_GRANULE - 1)) || csemu_sg_locate(k, rwp))
 				goto memerr;
+			/*
+			 * The stricter reading: no document here says a
+			 * SoC-600 ETR resumes a scatter-gather capture at an
+			 * RWP past the first entry's page start, and the
+			 * kernel restores RWP in flat mode only
+			 * (__tmc_etr_enable_hw(), TMC_ETR_SAVE_RESTORE).
+			 */
+			if (k->pos)
+				csemu_violation(&k->c, CV_TMC_SG_RWP);
 		} else {
 			if (rwp < k->dba || rwp - k->dba >= k->size)
 				goto memerr;
@@ -309,6 +339,7 @@ static void csemu_sink_disable(struct csemu_sink *k)
 {
 	if (csemu_sink_etm_on(k))
 		csemu_violation(&k->c, CV_TMC_ETM_ON);
+	csemu_check_drained(k);
 	if (k->state == CSEMU_RUNNING) {
 		csemu_violation(&k->c, CV_TMC_DIS_RUNNING);
 		k->discarded += k->fmt.pos;	/* never flushed */
@@ -326,6 +357,7 @@ static void csemu_ffcr_write(struct csemu_sink *k, u32 val)
 	k->flush_reads = CSEMU_LAG_READS;
 	if (k->state != CSEMU_RUNNING)
 		return;
+	csemu_check_drained(k);
 	csemu_flush(k);
 	if ((val & TB_TMC_FFCR_STOPONFL) && k->state == CSEMU_RUNNING) {
 		if (csemu_sink_etm_on(k))

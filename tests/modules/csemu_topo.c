@@ -16,6 +16,7 @@ static struct tb_cs_desc *csemu_describe(struct csemu_comp *c, enum tb_cs_kind k
 	d->c.name = c->name;
 	/* The firmware properties the knobs stand for. */
 	d->skip_power_up = kind == TB_CS_KIND_ETM && csemu_skip_power_up;
+	d->loses_context = kind == TB_CS_KIND_ETM && csemu_loses_context;
 	if (kind == TB_CS_KIND_TMC && csemu_max_burst >= 0) {
 		d->max_burst_set = true;
 		d->max_burst = csemu_max_burst;
@@ -190,8 +191,8 @@ static int csemu_leave_running(struct csemu_sink *k)
  * goes to the ETR (etr@826000, no arm,scatter-gather: a flat buffer;
  * SoC-600 pointer behaviour, our choice: the DT does not say) and port
  * 1 to the TPIU (not emulated). The ETMs are described with
- * arm,coresight-loses-context-with-cpu there; the emulated cores never
- * power down, so it changes nothing here.
+ * arm,coresight-loses-context-with-cpu there: loses_context=1 says so
+ * to tracebuf and makes etmN/cpu_pm reset them.
  */
 static const char * const csemu_msm8916_etms[] = {
 	"etm@85c000", "etm@85d000", "etm@85e000", "etm@85f000",
