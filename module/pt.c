@@ -52,6 +52,7 @@
 #include "aux.h"
 #include "backend.h"
 #include "pt_hw.h"
+#include "pt_claim.h"
 #include "drvcfg.h"
 #include "topa.h"
 
@@ -792,7 +793,13 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 		return -ENODEV;
 	if (pc->s)
 		return -EBUSY;
-	/* Never fight another owner (perf's intel_pt, another tool). */
+	/*
+	 * perf's intel_pt is kept off this CPU by our claim (pt_claim.c),
+	 * lost if perf took the unit while the CPU was offline.
+	 */
+	if (!tb_pt_claim_held(s, cpu))
+		return -EBUSY;
+	/* Never fight another owner (a tool outside perf, a debugger). */
 	if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl))
 		return -EIO;
 	if (ctl & TB_RTIT_CTL_TRACEEN)
@@ -847,6 +854,17 @@ static void tb_pt_stop(struct tb_session *s, unsigned int cpu)
 	tb_pt_release(pc);
 	pc->stalled = false;
 	WRITE_ONCE(pc->s, NULL);
+}
+
+/* The unit of the session's CPU, against perf's intel_pt (pt_claim.c). */
+static int tb_pt_claim_session(struct tb_session *s)
+{
+	return tb_pt_claim(s, cpumask_first(s->cpus));
+}
+
+static void tb_pt_unclaim_session(struct tb_session *s)
+{
+	tb_pt_unclaim(s, cpumask_first(s->cpus));
 }
 
 /* --- the PMI ------------------------------------------------------------ */
@@ -1116,6 +1134,8 @@ struct tb_backend tb_pt_backend = {
 	.check_setup	= tb_pt_check_setup,
 	.setup_aux	= tb_pt_setup_aux,
 	.free_aux	= tb_pt_free_aux,
+	.claim		= tb_pt_claim_session,
+	.unclaim	= tb_pt_unclaim_session,
 	.start		= tb_pt_start,
 	.stop		= tb_pt_stop,
 	.drain		= tb_pt_drain,
@@ -1171,11 +1191,17 @@ int tb_pt_init(void)
 	/* Hard: the drain must run in hard irq context even on PREEMPT_RT. */
 	for_each_possible_cpu(cpu)
 		per_cpu(tb_pt_cpus, cpu).work = IRQ_WORK_INIT_HARD(tb_pt_work_fn);
+	/* Before the sessions' hotplug state (tb_sessions_init): pt_claim.c. */
+	ret = tb_pt_claim_init();
+	if (ret)
+		return ret;
 	tb_register_syscore(&tb_pt_syscore);
 	/* First, so the ToPA PMI is ours before perf's handler acks it. */
 	ret = register_nmi_handler(NMI_LOCAL, tb_pt_nmi, NMI_FLAG_FIRST, "tracebuf_pt");
-	if (ret)
+	if (ret) {
 		tb_unregister_syscore(&tb_pt_syscore);
+		tb_pt_claim_exit();
+	}
 	return ret;
 }
 
@@ -1185,6 +1211,7 @@ void tb_pt_exit(void)
 
 	unregister_nmi_handler(NMI_LOCAL, "tracebuf_pt");
 	tb_unregister_syscore(&tb_pt_syscore);
+	tb_pt_claim_exit();
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu(tb_pt_cpus, cpu).work);
 }

@@ -310,13 +310,20 @@ struct tracebuf_ctl {
  * Errors: -ENODEV the session has no backend ("none") or its CPU is
  * offline; -ENXIO no AUX mapping; -EALREADY already enabled (also after a
  * collision or error: DISABLE first); -EBUSY another owner holds the
- * hardware (perf's intel_pt, or another tracebuf session on that CPU);
+ * hardware (Intel PT: perf's intel_pt has an event that can run on that
+ * CPU, a per-task one anywhere or a CPU-wide one there, or another
+ * tracebuf session holds the CPU, or TraceEn is set by another owner);
  * -EIO the hardware refused the programmed values; -EINVAL SETUP not done;
  * -EACCES CPU-wide tracing needs CAP_PERFMON (or CAP_SYS_ADMIN) in the
  * credentials the file was opened with, unless the module parameter
- * paranoid (as perf_event_paranoid) is <= 0; -ESHUTDOWN the machine is
- * going down (restart, halt, power-off or kexec: every session was
- * stopped and nothing starts again).
+ * paranoid (as perf_event_paranoid) is <= 0 (or a security module refused
+ * perf's event that holds an Intel PT unit); -ENOMEM no memory for that
+ * event; -ESHUTDOWN the machine is going down (restart, halt, power-off or
+ * kexec: every session was stopped and nothing starts again).
+ *
+ * Intel PT: from ENABLE until DISABLE, close or the AUX munmap, the session
+ * holds its CPU's unit against perf: perf_event_open() of an intel_pt event
+ * that could run there fails with EBUSY (docs/abi.md, section 13).
  *
  * TRACEBUF_IOC_DISABLE - stop the hardware and publish everything it wrote.
  * Returns 0 also when not enabled. -EINVAL before SETUP.

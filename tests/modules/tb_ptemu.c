@@ -109,6 +109,11 @@
  *                  STATUS Stopped/Error, which it clears only on its first
  *                  start), perf_killed (tracebuf wrote CTL while perf's
  *                  TraceEn was set), perf_gp (a perf wrmsrl faulted)
+ *
+ * perf's intel_pt PMU: where the kernel has none (the guests' CPUs have no
+ * PT), a perf PMU named intel_pt with pt.c's capabilities, whose events
+ * drive the same perf model as cpuN/perf (module parameter perf_pmu=0:
+ * none). See "perf's intel_pt PMU" below.
  */
 #include <linux/bitfield.h>
 #include <linux/cpu.h>
@@ -126,11 +131,13 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/perf_event.h>
 #include <linux/reboot.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 #include <asm/apic.h>
+#include <asm/cpufeature.h>
 #include <asm/io.h>
 #include <asm/irq_vectors.h>
 #include <asm/msr.h>
@@ -252,7 +259,7 @@ struct ptemu_cpu {
 	bool foreign;
 	bool out_void;			/* its output is not its own: dropped */
 	u64 fbase;			/* its OUTPUT_BASE */
-	struct page *fpages;		/* [0] ToPA table, [1] output */
+	struct page *fpages;		/* [0] ToPA table, [1] output; from init */
 
 	/*
 	 * perf's intel_pt as the other owner (debugfs cpuN/perf), as 6.1's
@@ -293,7 +300,7 @@ struct ptemu_cpu {
 static struct {
 	struct ptemu_cpu __percpu *pc;
 	struct dentry *dir;
-	struct mutex lock;		/* debugfs steal/foreign, fpages */
+	struct mutex lock;		/* debugfs steal/foreign/perf */
 	int hp_state;
 	unsigned int nr_ranges;
 	u64 ctl_valid;			/* CTL bits the capabilities allow */
@@ -1159,13 +1166,6 @@ static ssize_t ptemu_foreign_write(struct file *file, const char __user *ubuf,
 		return -EOPNOTSUPP;
 	r.take = v;
 	mutex_lock(&ptemu.lock);
-	if (!r.pc->fpages) {
-		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
-		if (!r.pc->fpages) {
-			mutex_unlock(&ptemu.lock);
-			return -ENOMEM;
-		}
-	}
 	cpus_read_lock();
 	if (cpu_online(r.pc->cpu))
 		ret = smp_call_function_single(r.pc->cpu, ptemu_foreign_ipi,
@@ -1342,13 +1342,6 @@ static ssize_t ptemu_perf_write(struct file *file, const char __user *ubuf,
 		return -EOPNOTSUPP;
 	r.in = v;
 	mutex_lock(&ptemu.lock);
-	if (!r.pc->fpages) {
-		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
-		if (!r.pc->fpages) {
-			mutex_unlock(&ptemu.lock);
-			return -ENOMEM;
-		}
-	}
 	cpus_read_lock();
 	if (cpu_online(r.pc->cpu))
 		ret = smp_call_function_single(r.pc->cpu, ptemu_perf_ipi,
@@ -1366,6 +1359,120 @@ static const struct file_operations ptemu_perf_fops = {
 	.write	= ptemu_perf_write,
 	.llseek	= noop_llseek,
 };
+
+/* ---- perf's intel_pt PMU, where the kernel has none ---- */
+
+/*
+ * The guests' CPUs have no PT, so the kernel registers no intel_pt PMU
+ * (pt_init() needs X86_FEATURE_INTEL_PT). This one stands in for it, with
+ * what 6.1's and 6.12's pt_init() give perf core: PERF_PMU_CAP_EXCLUSIVE
+ * and PERF_PMU_CAP_ITRACE, PERF_PMU_CAP_AUX_NO_SG without multi-entry
+ * ToPA (6.12: PERF_PMU_CAP_AUX_PREFER_LARGE with it, and
+ * PERF_PMU_CAP_AUX_PAUSE), task_ctx_nr = perf_sw_context; so perf core's
+ * exclusivity rules (exclusive_event_init(),
+ * exclusive_event_installable()) apply to it exactly as to the real one.
+ * Its events drive the perf model above: pmu->add/start is
+ * pt_event_start() (ptemu_perf_in), del/stop is pt_event_stop()
+ * (ptemu_perf_out), on the event's CPU with interrupts off, as perf core
+ * calls them. Deviation: pt_event_start() refuses to run without an AUX
+ * buffer (perf_aux_output_begin()); these events trace into the model's
+ * own pages, no AUX needed. The debugfs cpuN/perf knob drives the same
+ * model: a test uses one or the other on a CPU.
+ */
+static bool perf_pmu = true;
+module_param(perf_pmu, bool, 0444);
+MODULE_PARM_DESC(perf_pmu, "Register a perf PMU named intel_pt (where the kernel has none)");
+
+#ifdef PERF_PMU_CAP_AUX_PREFER_LARGE
+#define PTEMU_PMU_CAP_MULTI	PERF_PMU_CAP_AUX_PREFER_LARGE
+#else
+#define PTEMU_PMU_CAP_MULTI	0
+#endif
+#ifdef PERF_PMU_CAP_AUX_PAUSE
+#define PTEMU_PMU_CAP_PAUSE	PERF_PMU_CAP_AUX_PAUSE
+#else
+#define PTEMU_PMU_CAP_PAUSE	0
+#endif
+
+static struct pmu ptemu_pmu;
+static bool ptemu_pmu_on;
+
+static int ptemu_pmu_event_init(struct perf_event *event)
+{
+	if (event->attr.type != ptemu_pmu.type)
+		return -ENOENT;
+	/* pt_event_valid() checks config against CPUID; the model has its own CTL. */
+	return 0;
+}
+
+static void ptemu_pmu_start(struct perf_event *event, int flags)
+{
+	struct ptemu_cpu *pc = this_cpu_ptr(ptemu.pc);
+
+	event->hw.state = ptemu_perf_in(pc) ? PERF_HES_STOPPED : 0;
+}
+
+static void ptemu_pmu_stop(struct perf_event *event, int flags)
+{
+	if (event->hw.state & PERF_HES_STOPPED)
+		return;
+	ptemu_perf_out(this_cpu_ptr(ptemu.pc));
+	event->hw.state = PERF_HES_STOPPED;
+}
+
+/* pt_event_add(): one event per CPU, -EINVAL if it could not start. */
+static int ptemu_pmu_add(struct perf_event *event, int flags)
+{
+	if (this_cpu_ptr(ptemu.pc)->perf.active)
+		return -EBUSY;
+	event->hw.state = PERF_HES_STOPPED;
+	if (flags & PERF_EF_START) {
+		ptemu_pmu_start(event, 0);
+		if (event->hw.state & PERF_HES_STOPPED)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void ptemu_pmu_del(struct perf_event *event, int flags)
+{
+	ptemu_pmu_stop(event, PERF_EF_UPDATE);
+}
+
+static void ptemu_pmu_read(struct perf_event *event)
+{
+}
+
+static int ptemu_pmu_init(void)
+{
+	int ret;
+
+	if (!perf_pmu || boot_cpu_has(X86_FEATURE_INTEL_PT))
+		return 0;	/* the real one is registered (or not wanted) */
+	ptemu_pmu = (struct pmu) {
+		.module		= THIS_MODULE,
+		.task_ctx_nr	= perf_sw_context,
+		.capabilities	= PERF_PMU_CAP_EXCLUSIVE | PERF_PMU_CAP_ITRACE |
+				  PTEMU_PMU_CAP_PAUSE |
+				  (topa_multi ? PTEMU_PMU_CAP_MULTI : PERF_PMU_CAP_AUX_NO_SG),
+		.event_init	= ptemu_pmu_event_init,
+		.add		= ptemu_pmu_add,
+		.del		= ptemu_pmu_del,
+		.start		= ptemu_pmu_start,
+		.stop		= ptemu_pmu_stop,
+		.read		= ptemu_pmu_read,
+	};
+	ret = perf_pmu_register(&ptemu_pmu, "intel_pt", -1);
+	ptemu_pmu_on = !ret;
+	return ret;
+}
+
+static void ptemu_pmu_exit(void)
+{
+	if (ptemu_pmu_on)
+		perf_pmu_unregister(&ptemu_pmu);
+	ptemu_pmu_on = false;
+}
 
 /* ---- statistics ---- */
 
@@ -1661,6 +1768,16 @@ static int __init ptemu_init(void)
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pc->timer.function = ptemu_tick;
 		pc->work = IRQ_WORK_INIT_HARD(ptemu_work_fn);
+		/*
+		 * The other owners' output, made here: perf's events schedule
+		 * in with interrupts off, and tracebuf's claim at CPU online
+		 * creates one under cpu_hotplug_lock.
+		 */
+		pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
+		if (!pc->fpages) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
 	}
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tb_ptemu:online",
 					ptemu_cpu_online, ptemu_cpu_offline);
@@ -1668,12 +1785,18 @@ static int __init ptemu_init(void)
 		goto err_free;
 	ptemu.hp_state = ret;
 	ptemu_debugfs_init();
-	ret = tracebuf_pt_emulator_register(&ptemu_hw);
+	/* Before tracebuf offers the backend: every ENABLE finds the PMU. */
+	ret = ptemu_pmu_init();
 	if (ret)
 		goto err_hp;
+	ret = tracebuf_pt_emulator_register(&ptemu_hw);
+	if (ret)
+		goto err_pmu;
 	register_reboot_notifier(&ptemu_reboot_nb);
 	return 0;
 
+err_pmu:
+	ptemu_pmu_exit();
 err_hp:
 	debugfs_remove_recursive(ptemu.dir);
 	cpuhp_remove_state_nocalls(ptemu.hp_state);
@@ -1689,6 +1812,8 @@ static void __exit ptemu_exit(void)
 	unregister_reboot_notifier(&ptemu_reboot_nb);
 	debugfs_remove_recursive(ptemu.dir);	/* no more steal/foreign */
 	tracebuf_pt_emulator_unregister(&ptemu_hw);
+	/* No event is left: each pins this module (perf_init_event()). */
+	ptemu_pmu_exit();
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
 		smp_call_function_single(cpu, ptemu_shutdown_ipi,
