@@ -319,7 +319,9 @@ struct tracebuf_ctl {
  * paranoid (as perf_event_paranoid) is <= 0 (or a security module refused
  * perf's event that holds an Intel PT unit); -ENOMEM no memory for that
  * event; -ESHUTDOWN the machine is going down (restart, halt, power-off or
- * kexec: every session was stopped and nothing starts again).
+ * kexec: every session was stopped and nothing starts again);
+ * -EOPNOTSUPP Intel PT: the CPU cannot trace in VMX operation
+ * (TRACEBUF_PT_CAP_NO_VMX_TRACE) and a hypervisor has it in VMX operation.
  *
  * Intel PT: from ENABLE until DISABLE, close or the AUX munmap, the session
  * holds its CPU's unit against perf: perf_event_open() of an intel_pt event
@@ -380,6 +382,11 @@ struct tracebuf_pt_caps {
 #define TRACEBUF_PT_CAP_EVENT_TRACE	(1ULL << 12)
 #define TRACEBUF_PT_CAP_BRANCH_ALWAYS	(1ULL << 13)	/* BDM106: BranchEn stays set */
 #define TRACEBUF_PT_CAP_SINGLE_4K	(1ULL << 14)	/* TGL052 & co: single range <= 4 KiB */
+/*
+ * IA32_VMX_MISC[14] clear: the CPU cannot trace in VMX operation (VMXON
+ * clears TraceEn; ENABLE is -EOPNOTSUPP while a hypervisor runs).
+ */
+#define TRACEBUF_PT_CAP_NO_VMX_TRACE	(1ULL << 15)
 
 /*
  * CoreSight capabilities of one CPU (TRACEBUF_IOC_GET_CAPS with backend
@@ -650,6 +657,11 @@ struct tracebuf_rec_aux {
 
 #define TRACEBUF_AUX_F_TRUNCATED	(1ULL << 0)	/* data lost: ring full */
 #define TRACEBUF_AUX_F_OVERWRITE	(1ULL << 1)	/* snapshot mode wrap */
+/*
+ * PARTIAL: gaps the kernel cannot size. CoreSight: an ETR memory error.
+ * Intel PT: the CPU was in VMX operation during the span (a hypervisor
+ * may stop the trace around guest entries; docs/abi.md, section 13).
+ */
 #define TRACEBUF_AUX_F_PARTIAL		(1ULL << 2)	/* gaps in the trace */
 #define TRACEBUF_AUX_F_COLLISION	(1ULL << 3)	/* another owner took the hw */
 

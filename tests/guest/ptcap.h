@@ -36,6 +36,7 @@ struct sess {
 	int ro;
 	/* what the data ring told us */
 	uint64_t spans, published, truncated, overwrite, collision, lost, configs, etms;
+	uint64_t partial;	/* spans flagged PARTIAL */
 	uint64_t lost_atleast;	/* LOST records whose count is a lower bound */
 	uint64_t next;		/* expected aux_offset of the next span */
 	uint64_t last_gen;	/* generation of the last CONFIG record */
@@ -200,6 +201,8 @@ static inline void consume(struct sess *x)
 				x->overwrite++;
 			if (a->flags & TRACEBUF_AUX_F_COLLISION)
 				x->collision++;
+			if (a->flags & TRACEBUF_AUX_F_PARTIAL)
+				x->partial++;
 			if (!x->ro) {
 				TBT_CHECK(a->aux_offset == x->next,
 					  "span at %llu, expected %llu",

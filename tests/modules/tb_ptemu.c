@@ -110,6 +110,14 @@
  *                  start), perf_killed (tracebuf wrote CTL while perf's
  *                  TraceEn was set), perf_gp (a perf wrmsrl faulted)
  *
+ *   cpuN/vmx       w, 1: VMXON on that CPU (CR4.VMXE for the accessors),
+ *                  0: VMXOFF. With vmx_pt=0 (IA32_VMX_MISC[14] clear) VMXON
+ *                  clears TraceEn and TraceEn cannot be set meanwhile
+ *   cpuN/kvm       w, N: a KVM guest tracing with PT (pt_mode=1) enters
+ *                  and exits N times there (VMX on, vmx_pt=1); stats:
+ *                  kvm_pmis (its PMIs handed to KVM), kvm_stolen (a
+ *                  violation: acknowledged before perf's handler saw it)
+ *
  * perf's intel_pt PMU: where the kernel has none (the guests' CPUs have no
  * PT), a perf PMU named intel_pt with pt.c's capabilities, whose events
  * drive the same perf model as cpuN/perf (module parameter perf_pmu=0:
@@ -141,6 +149,7 @@
 #include <asm/io.h>
 #include <asm/irq_vectors.h>
 #include <asm/msr.h>
+#include <asm/nmi.h>
 #include <asm/processor.h>
 
 #include "pt_hw.h"
@@ -208,6 +217,18 @@ MODULE_PARM_DESC(ovf_every, "Every N-th tick loses its packets and emits OVF (0:
 static bool pmi_lost;
 module_param(pmi_lost, bool, 0644);
 MODULE_PARM_DESC(pmi_lost, "Lose every ToPA PMI (no status bit, no NMI): tests the timer drain");
+static bool vmx = true;
+module_param(vmx, bool, 0444);
+MODULE_PARM_DESC(vmx, "CPUID.1:ECX[5] VMX (and IA32_VMX_MISC readable)");
+static bool vmx_pt = true;
+module_param(vmx_pt, bool, 0444);
+MODULE_PARM_DESC(vmx_pt, "IA32_VMX_MISC[14]: PT can be used in VMX operation (0: Broadwell-like)");
+static uint kvm_order = 2;
+module_param(kvm_order, uint, 0644);
+MODULE_PARM_DESC(kvm_order, "KVM guest PMI handled 1: after pt_guest_exit (6.1), 2: before it (6.2 and later, 6.12)");
+static uint kvm_bytes = 1024;
+module_param(kvm_bytes, uint, 0644);
+MODULE_PARM_DESC(kvm_bytes, "Bytes a KVM guest traces per VM entry (its 4 KiB ToPA region raises a PMI when full)");
 
 /* ---- model ---- */
 
@@ -292,6 +313,21 @@ struct ptemu_cpu {
 	u64 gp_msr, gp_val;		/* the last faulting access (read: ~0) */
 	u64 pmis_masked;		/* PMIs LVTPC's mask kept from delivery */
 	bool lvtpc_masked;		/* the local APIC's LVTPC mask bit */
+	/* perf's handler acknowledged a bit 55 tracebuf did not claim */
+	u64 pmis_unattributed;
+
+	/* VMX operation (CR4.VMXE) and a KVM guest with PT (debugfs vmx, kvm). */
+	bool vmx_on;
+	struct {
+		struct page *pages;	/* [0] the guest's ToPA table, [1] its region */
+		u64 base, mask, status;	/* its registers while the host's are loaded */
+		bool inflight;		/* its PMI is being delivered (NMI sent) */
+		bool nmi_done;		/* ptemu_nmi() took it */
+	} kvm;
+	u64 kvm_cycles, kvm_guest_bytes;
+	u64 kvm_pmis;			/* guest PMIs perf handed to KVM */
+	u64 kvm_stolen;			/* guest PMIs acknowledged before perf saw them */
+	u64 kvm_masked;			/* guest PMIs LVTPC's mask kept from delivery */
 
 	unsigned int cpu;
 	struct dentry *dir;
@@ -829,6 +865,9 @@ static int ptemu_ctl_check(const struct ptemu_cpu *pc, u64 val)
 	     !(psb_periods & BIT(FIELD_GET(TB_RTIT_CTL_PSB_FREQ, val)))))
 		return -EIO;
 	if (val & TB_RTIT_CTL_TRACEEN) {
+		/* SDM vol. 3D, A.6: no TraceEn in VMX operation without VMX_MISC[14]. */
+		if (pc->vmx_on && !vmx_pt)
+			return -EIO;
 		if (!(val & TB_RTIT_CTL_TOPA) && !single_range)
 			return -EIO;
 		if (bdm106 && !(val & TB_RTIT_CTL_BRANCHEN))
@@ -865,6 +904,11 @@ static int __ptemu_rdmsr(struct ptemu_cpu *pc, u32 msr, u64 *val)
 	if (ptemu_pt_msr(msr) && !present)
 		return -EIO;
 	switch (msr) {
+	case TB_MSR_VMX_MISC:
+		if (!vmx)
+			return -EIO;
+		*val = vmx_pt ? TB_VMX_MISC_PT : 0;
+		return 0;
 	case TB_MSR_PERF_GLOBAL_STATUS:
 		*val = pc->gstatus;
 		return 0;
@@ -1053,6 +1097,11 @@ static void ptemu_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 		cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
 	if (leaf == 0 && present)
 		regs[0] = max_t(u32, regs[0], TB_CPUID_LEAF_PT);
+	if (leaf == TB_CPUID_LEAF_FEATURES) {
+		regs[2] &= ~TB_CPUID_1_ECX_VMX;
+		if (vmx)
+			regs[2] |= TB_CPUID_1_ECX_VMX;
+	}
 	if (leaf == TB_CPUID_LEAF_EXT_FEATURES && subleaf == 0) {
 		regs[1] &= ~TB_CPUID_7_EBX_INTEL_PT;
 		if (present)
@@ -1070,6 +1119,12 @@ static void ptemu_pmi_unmask(void)
 	local_irq_restore(flags);
 }
 
+/* CR4.VMXE of this CPU: the debugfs vmx knob. */
+static bool ptemu_vmx_on(void)
+{
+	return READ_ONCE(this_cpu_ptr(ptemu.pc)->vmx_on);
+}
+
 static const struct tb_pt_hw ptemu_hw = {
 	.name		= "tb_ptemu",
 	.owner		= THIS_MODULE,
@@ -1077,6 +1132,7 @@ static const struct tb_pt_hw ptemu_hw = {
 	.wrmsr		= ptemu_wrmsr,
 	.cpuid		= ptemu_cpuid,
 	.pmi_unmask	= ptemu_pmi_unmask,
+	.vmx_on		= ptemu_vmx_on,
 };
 
 /* ---- another owner: steal / foreign ---- */
@@ -1396,12 +1452,25 @@ MODULE_PARM_DESC(perf_pmu, "Register a perf PMU named intel_pt (where the kernel
 
 static struct pmu ptemu_pmu;
 static bool ptemu_pmu_on;
+/*
+ * Events of the PMU: pt_event_init() raises perf's active_events
+ * (x86_add_exclusive()), and while it is non-zero perf's NMI handler
+ * runs (perf_event_nmi_handler() in arch/x86/events/core.c): ptemu_nmi().
+ */
+static atomic_t ptemu_pmu_events = ATOMIC_INIT(0);
+
+static void ptemu_pmu_event_destroy(struct perf_event *event)
+{
+	atomic_dec(&ptemu_pmu_events);
+}
 
 static int ptemu_pmu_event_init(struct perf_event *event)
 {
 	if (event->attr.type != ptemu_pmu.type)
 		return -ENOENT;
 	/* pt_event_valid() checks config against CPUID; the model has its own CTL. */
+	atomic_inc(&ptemu_pmu_events);
+	event->destroy = ptemu_pmu_event_destroy;
 	return 0;
 }
 
@@ -1474,6 +1543,225 @@ static void ptemu_pmu_exit(void)
 	ptemu_pmu_on = false;
 }
 
+/* ---- VMX and a KVM guest with PT ---- */
+
+struct ptemu_vmx_req {
+	struct ptemu_cpu *pc;
+	unsigned int n;			/* vmx: 0/1; kvm: VM entries */
+	int ret;
+};
+
+/*
+ * VMXON/VMXOFF on this CPU (debugfs cpuN/vmx), as a hypervisor does it
+ * (KVM: kvm_cpu_vmxon() sets CR4.VMXE, then VMXON). Without
+ * IA32_VMX_MISC[14], VMXON clears TraceEn and TraceEn cannot be set
+ * while in VMX operation (SDM vol. 3D, A.6; ptemu_ctl_check()). The
+ * clear flushes like a WRMSR would (the SDM does not say; the output
+ * stays coherent for whoever reads it).
+ */
+static void ptemu_vmx_ipi(void *arg)
+{
+	struct ptemu_vmx_req *r = arg;
+	struct ptemu_cpu *pc = r->pc;
+
+	if (r->n && !pc->vmx_on && !vmx_pt && (pc->ctl & TB_RTIT_CTL_TRACEEN))
+		__ptemu_wrmsr(pc, TB_MSR_RTIT_CTL, pc->ctl & ~TB_RTIT_CTL_TRACEEN);
+	WRITE_ONCE(pc->vmx_on, !!r->n);
+}
+
+/*
+ * perf's handler for the NMI of a guest's ToPA PMI: handle_pmi_common()
+ * (arch/x86/events/intel/core.c) acknowledges GLOBAL_STATUS (the bit must
+ * still be set: the handler that cleared it before took the guest's PMI),
+ * perf_guest_handle_intel_pt_intr() -> vmx_handle_intel_pt_intr() hands
+ * it to the vCPU (KVM_REQ_PMI), and LVTPC is re-armed. Wait for it on
+ * this CPU, bounded: an NMI is not masked by IRQs off.
+ */
+static void ptemu_kvm_pmi(struct ptemu_cpu *pc)
+{
+	unsigned long i;
+
+	pc->gstatus |= TB_GLOBAL_STATUS_TOPA_PMI;
+	if (pc->lvtpc_masked) {
+		ptemu_add(&pc->kvm_masked, 1);
+		return;
+	}
+	WRITE_ONCE(pc->lvtpc_masked, true);
+	WRITE_ONCE(pc->kvm.nmi_done, false);
+	WRITE_ONCE(pc->kvm.inflight, true);
+	barrier();	/* pairs with ptemu_nmi() on this CPU */
+	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
+	for (i = 0; i < 100000000UL && !READ_ONCE(pc->kvm.nmi_done); i++)
+		cpu_relax();
+	WRITE_ONCE(pc->kvm.inflight, false);
+}
+
+/*
+ * One VM entry and exit of a guest that traces with PT, KVM's pt_mode=1
+ * (arch/x86/kvm/vmx/vmx.c, 6.1 and 6.12): pt_guest_enter() reads the
+ * host's RTIT_CTL, writes 0 (the host's trace stops and is flushed),
+ * saves the host's registers and loads the guest's; VM entry loads the
+ * guest's RTIT_CTL (VM_ENTRY_LOAD_IA32_RTIT_CTL); the guest traces
+ * kvm_bytes into its own 4 KiB INT region (PAD bytes: nobody decodes
+ * them), whose filling raises a ToPA PMI; VM exit clears RTIT_CTL
+ * (VM_EXIT_CLEAR_IA32_RTIT_CTL); pt_guest_exit() saves the guest's
+ * registers, loads the host's and writes the host's CTL back (a new
+ * host trace: PSB+). The NMI of the guest's PMI is handled inside
+ * vmx_vcpu_enter_exit(), before pt_guest_exit(), on 6.12, and in
+ * vmx_handle_exit_irqoff(), after it, on 6.1 (kvm_order). On this CPU,
+ * IRQs off. The host's trace has a gap for every entry.
+ */
+static void ptemu_kvm_cycle(struct ptemu_cpu *pc, bool early)
+{
+	u64 gtable = page_to_phys(pc->kvm.pages);
+	u64 hctl = pc->ctl, hstatus, hbase, hmask;
+	u64 gctl = TB_RTIT_CTL_TRACEEN | TB_RTIT_CTL_TOPA | TB_RTIT_CTL_USR |
+		   TB_RTIT_CTL_OS | TB_RTIT_CTL_BRANCHEN;
+	unsigned int left = READ_ONCE(kvm_bytes), n, w;
+	bool pmi;
+
+	/* pt_save_msr() runs after the CTL write: the flushed position. */
+	__ptemu_wrmsr(pc, TB_MSR_RTIT_CTL, 0);
+	hstatus = pc->status;
+	hbase = pc->base;
+	hmask = pc->mask;
+	pc->status = pc->kvm.status;
+	pc->base = gtable;
+	pc->mask = pc->kvm.mask;
+	pc->epoch++;
+	WRITE_ONCE(pc->ctl, gctl);
+	memset(pc->buf, 0, sizeof(pc->buf));
+	while (left && !(pc->status & PTEMU_HALTED)) {
+		n = min_t(unsigned int, left, sizeof(pc->buf));
+		w = ptemu_topa_out(pc, pc->buf, n);
+		ptemu_add(&pc->kvm_guest_bytes, w);
+		if (w < n)
+			break;
+		left -= n;
+	}
+	pc->epoch++;
+	WRITE_ONCE(pc->ctl, 0);
+	pmi = pc->pmi_pending;
+	pc->pmi_pending = false;
+	if (pmi && early)
+		ptemu_kvm_pmi(pc);
+	pc->kvm.status = pc->status;
+	pc->kvm.mask = pc->mask;
+	pc->status = hstatus;
+	pc->base = hbase;
+	pc->mask = hmask;
+	if (hctl)
+		__ptemu_wrmsr(pc, TB_MSR_RTIT_CTL, hctl);
+	if (pmi && !early)
+		ptemu_kvm_pmi(pc);
+	ptemu_add(&pc->kvm_cycles, 1);
+}
+
+static void ptemu_kvm_ipi(void *arg)
+{
+	struct ptemu_vmx_req *r = arg;
+	struct ptemu_cpu *pc = r->pc;
+	bool early = READ_ONCE(kvm_order) != 1;
+	unsigned int i;
+
+	/* KVM's pt_mode=1 needs PT in VMX operation (cpu_has_vmx_intel_pt()). */
+	if (!pc->vmx_on || !vmx_pt || pc->foreign) {
+		r->ret = -EINVAL;
+		return;
+	}
+	for (i = 0; i < r->n; i++)
+		ptemu_kvm_cycle(pc, early);
+}
+
+static ssize_t ptemu_vmx_write(struct file *file, const char __user *ubuf,
+			       size_t len, smp_call_func_t fn, unsigned int max)
+{
+	struct ptemu_vmx_req r = { .pc = file->private_data };
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &r.n);
+	if (ret)
+		return ret;
+	if (r.n > max)
+		return -EINVAL;
+	if (!topa || !topa_multi)
+		return -EOPNOTSUPP;
+	mutex_lock(&ptemu.lock);
+	cpus_read_lock();
+	if (cpu_online(r.pc->cpu))
+		ret = smp_call_function_single(r.pc->cpu, fn, &r, 1) ?: r.ret;
+	else
+		ret = -ENODEV;
+	cpus_read_unlock();
+	mutex_unlock(&ptemu.lock);
+	return ret ?: len;
+}
+
+/* Write 1: VMXON on that CPU; 0: VMXOFF. */
+static ssize_t ptemu_vmx_knob(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	return ptemu_vmx_write(file, ubuf, len, ptemu_vmx_ipi, 1);
+}
+
+/* Write N: a KVM guest tracing with PT enters and exits N times there. */
+static ssize_t ptemu_kvm_knob(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	return ptemu_vmx_write(file, ubuf, len, ptemu_kvm_ipi, 10000);
+}
+
+static const struct file_operations ptemu_vmx_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_vmx_knob,
+	.llseek	= noop_llseek,
+};
+
+static const struct file_operations ptemu_kvm_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_kvm_knob,
+	.llseek	= noop_llseek,
+};
+
+/*
+ * Registered last (after tracebuf's NMI_FLAG_FIRST handler), for what
+ * perf's NMI handler does with a ToPA PMI: a KVM guest's goes to KVM
+ * (ptemu_kvm_pmi()); otherwise, while an event of the PMU exists (perf's
+ * active_events), intel_pmu_handle_irq() acknowledges a bit 55 nobody
+ * claimed (intel_pt_interrupt() finds perf not tracing) and re-arms
+ * LVTPC. With no event, nothing: an NMI nobody claims is "unknown".
+ */
+static int ptemu_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct ptemu_cpu *pc = this_cpu_ptr(ptemu.pc);
+
+	if (READ_ONCE(pc->kvm.inflight)) {
+		WRITE_ONCE(pc->kvm.inflight, false);
+		if (pc->gstatus & TB_GLOBAL_STATUS_TOPA_PMI) {
+			pc->gstatus &= ~TB_GLOBAL_STATUS_TOPA_PMI;
+			ptemu_add(&pc->kvm_pmis, 1);
+		} else {
+			/* Acknowledged before perf saw it: the guest's PT stalls. */
+			if (!pc->kvm_stolen)
+				pr_err("tb_ptemu: cpu%u: a KVM guest's ToPA PMI was acknowledged by another handler\n",
+				       pc->cpu);
+			ptemu_add(&pc->kvm_stolen, 1);
+		}
+		WRITE_ONCE(pc->lvtpc_masked, false);
+		WRITE_ONCE(pc->kvm.nmi_done, true);
+		return NMI_HANDLED;
+	}
+	if ((pc->gstatus & TB_GLOBAL_STATUS_TOPA_PMI) && atomic_read(&ptemu_pmu_events)) {
+		pc->gstatus &= ~TB_GLOBAL_STATUS_TOPA_PMI;
+		WRITE_ONCE(pc->lvtpc_masked, false);
+		ptemu_add(&pc->pmis_unattributed, 1);
+		return NMI_HANDLED;
+	}
+	return NMI_DONE;
+}
+
 /* ---- statistics ---- */
 
 /* Values read while the CPU may update them: untorn, not a snapshot. */
@@ -1514,9 +1802,17 @@ static int ptemu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "perf_killed %llu\n", READ_ONCE(pc->perf_killed));
 	seq_printf(m, "perf_gp %llu\n", READ_ONCE(pc->perf_gp));
 	seq_printf(m, "freed %llu\n", READ_ONCE(pc->freed));
+	seq_printf(m, "pmis_unattributed %llu\n", READ_ONCE(pc->pmis_unattributed));
+	seq_printf(m, "vmx_on %d\n", READ_ONCE(pc->vmx_on));
+	seq_printf(m, "kvm_cycles %llu\n", READ_ONCE(pc->kvm_cycles));
+	seq_printf(m, "kvm_guest_bytes %llu\n", READ_ONCE(pc->kvm_guest_bytes));
+	seq_printf(m, "kvm_pmis %llu\n", READ_ONCE(pc->kvm_pmis));
+	seq_printf(m, "kvm_masked %llu\n", READ_ONCE(pc->kvm_masked));
+	seq_printf(m, "kvm_stolen %llu\n", READ_ONCE(pc->kvm_stolen));
 	seq_printf(m, "violations %llu\n", READ_ONCE(pc->perf_stale) +
 		   READ_ONCE(pc->perf_dead) + READ_ONCE(pc->perf_killed) +
-		   READ_ONCE(pc->perf_gp) + READ_ONCE(pc->freed));
+		   READ_ONCE(pc->perf_gp) + READ_ONCE(pc->freed) +
+		   READ_ONCE(pc->kvm_stolen));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ptemu_stats);
@@ -1690,6 +1986,8 @@ static void ptemu_debugfs_init(void)
 		debugfs_create_file("foreign", 0200, pc->dir, pc,
 				    &ptemu_foreign_fops);
 		debugfs_create_file("perf", 0200, pc->dir, pc, &ptemu_perf_fops);
+		debugfs_create_file("vmx", 0200, pc->dir, pc, &ptemu_vmx_fops);
+		debugfs_create_file("kvm", 0200, pc->dir, pc, &ptemu_kvm_fops);
 	}
 }
 
@@ -1745,6 +2043,8 @@ static void ptemu_free(void)
 		irq_work_sync(&pc->work);
 		if (pc->fpages)
 			__free_pages(pc->fpages, 1);
+		if (pc->kvm.pages)
+			__free_pages(pc->kvm.pages, 1);
 	}
 	free_percpu(ptemu.pc);
 }
@@ -1774,10 +2074,17 @@ static int __init ptemu_init(void)
 		 * creates one under cpu_hotplug_lock.
 		 */
 		pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
-		if (!pc->fpages) {
+		pc->kvm.pages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
+		if (!pc->fpages || !pc->kvm.pages) {
 			ret = -ENOMEM;
 			goto err_free;
 		}
+		/* The guest's ToPA: [4 KiB region with INT, END->table]. */
+		((u64 *)page_address(pc->kvm.pages))[0] =
+			(page_to_phys(pc->kvm.pages) + PAGE_SIZE) | TB_TOPA_INT;
+		((u64 *)page_address(pc->kvm.pages))[1] =
+			page_to_phys(pc->kvm.pages) | TB_TOPA_END;
+		pc->kvm.mask = TB_RTIT_MASK_LOWBITS;
 	}
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tb_ptemu:online",
 					ptemu_cpu_online, ptemu_cpu_offline);
@@ -1785,10 +2092,14 @@ static int __init ptemu_init(void)
 		goto err_free;
 	ptemu.hp_state = ret;
 	ptemu_debugfs_init();
+	/* After tracebuf's (NMI_FLAG_FIRST): perf's handler comes later. */
+	ret = register_nmi_handler(NMI_LOCAL, ptemu_nmi, 0, "tb_ptemu");
+	if (ret)
+		goto err_hp;
 	/* Before tracebuf offers the backend: every ENABLE finds the PMU. */
 	ret = ptemu_pmu_init();
 	if (ret)
-		goto err_hp;
+		goto err_nmi;
 	ret = tracebuf_pt_emulator_register(&ptemu_hw);
 	if (ret)
 		goto err_pmu;
@@ -1797,6 +2108,8 @@ static int __init ptemu_init(void)
 
 err_pmu:
 	ptemu_pmu_exit();
+err_nmi:
+	unregister_nmi_handler(NMI_LOCAL, "tb_ptemu");
 err_hp:
 	debugfs_remove_recursive(ptemu.dir);
 	cpuhp_remove_state_nocalls(ptemu.hp_state);
@@ -1814,6 +2127,7 @@ static void __exit ptemu_exit(void)
 	tracebuf_pt_emulator_unregister(&ptemu_hw);
 	/* No event is left: each pins this module (perf_init_event()). */
 	ptemu_pmu_exit();
+	unregister_nmi_handler(NMI_LOCAL, "tb_ptemu");
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
 		smp_call_function_single(cpu, ptemu_shutdown_ipi,
