@@ -23,7 +23,10 @@
  * source passes through. No-overwrite mode puts STOP on the last region
  * that is entirely free, so the hardware never overwrites unread data;
  * if it stops there, the span is published TRUNCATED and tracing resumes
- * once aux_watermark bytes are free. Snapshot mode has no markers.
+ * once aux_watermark bytes are free. Snapshot mode has no STOP; INT on
+ * the run's first region counts the laps (tb_pt_snap_written). Output
+ * positions are read only with TraceEn clear: reads while tracing may be
+ * stale (SDM vol. 3C 33.2.7.2).
  *
  * The ToPA PMI is claimed only when it is ours (tb_pt_pmi_ours): a KVM
  * guest's PMI (kvm_intel pt_mode=1) or perf's is left to perf's handler,
@@ -168,7 +171,6 @@ struct tb_pt_cpu {
 	bool stalled;			/* stopped on a full ring: waiting for room */
 	bool held;			/* the registers hold our values, not found */
 	struct tb_pt_regs found;	/* as tb_pt_start found them */
-	u64 last_off;			/* snapshot: AUX offset at the last sample */
 	u64 base, mask;			/* output position to program next */
 	/*
 	 * The ToPA PMI of the current run: it starts at AUX offset run_off,
@@ -180,6 +182,11 @@ struct tb_pt_cpu {
 	 */
 	u64 run_off, int_end;
 	bool pmi_taken, pmi_owed;
+	/*
+	 * Snapshot mode: INT is on the region the run starts in, and each
+	 * PMI counts one more fill of it, one more lap (tb_pt_snap_written).
+	 */
+	unsigned int snap_pmis;
 	/* VMX: in VMX operation during the current span; stopped by VMXON. */
 	bool vmx_seen;
 	bool vmx_wait;
@@ -563,8 +570,14 @@ static bool tb_pt_place(struct tb_pt_cpu *pc, struct tb_aux *aux, struct tb_pt_b
 		pc->int_end = (t->regions[irq].offset + t->regions[irq].size - head) &
 			      aux->mask ?: aux->size;
 	} else {
-		tb_topa_set_markers(t, -1, -1);
-		pc->int_end = 0;
+		/*
+		 * Snapshot: the ring wraps freely. INT on the run's first
+		 * region: every lap fills it once more and raises a PMI, so
+		 * laps are counted without reading a position while tracing.
+		 */
+		tb_topa_set_markers(t, -1, cur);
+		pc->int_end = r->offset + r->size - head;
+		pc->snap_pmis = 0;
 	}
 	pc->run_off = head;
 	tb_topa_pos(t, head, &base, &mask);
@@ -657,7 +670,6 @@ static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_session *s)
 		return 0;
 	}
 	pc->stalled = false;
-	pc->last_off = tb_aux_head(aux) & aux->mask;
 	pc->pmi_taken = false;
 	pc->vmx_seen = tb_pt_hw->vmx_on();	/* a new span starts */
 	/* An owed PMI whose bit is clear was taken by another handler. */
@@ -690,6 +702,28 @@ static bool tb_pt_pmi_due(const struct tb_pt_cpu *pc, const struct tb_aux *aux,
 }
 
 /*
+ * Snapshot mode: the bytes this run wrote, laps included, from where the
+ * output moved (read with TraceEn clear) and the PMIs of the run's first
+ * region, which it fills once per lap: after n fills at least int_end +
+ * (n - 1) * size bytes were written (one fill is certain if the output
+ * went through it, whether or not its PMI was seen).
+ */
+static u64 tb_pt_snap_written(const struct tb_pt_cpu *pc, const struct tb_aux *aux,
+			      u64 moved)
+{
+	u64 n = READ_ONCE(pc->snap_pmis), need;
+
+	if (!n && moved >= pc->int_end)
+		n = 1;
+	if (!n)
+		return moved;
+	need = pc->int_end + (n - 1) * aux->size;
+	if (moved >= need)
+		return moved;
+	return moved + DIV_ROUND_UP_ULL(need - moved, aux->size) * aux->size;
+}
+
+/*
  * Stop the hardware and work out how far it wrote. Returns the new head
  * and sets *flags; -EIO in *err when the position is not ours.
  */
@@ -716,13 +750,9 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 	if (status & TB_RTIT_STATUS_ERROR)
 		*err = -EIO;
 	/* Its INT region filled: the PMI may still be on its way. */
-	if (!pc->pmi_taken && pc->int_end &&
+	if (!aux->snapshot && !pc->pmi_taken && pc->int_end &&
 	    ((status & TB_RTIT_STATUS_STOPPED) || tb_pt_pmi_due(pc, aux, buf, off)))
 		WRITE_ONCE(pc->pmi_owed, true);
-	/* In VMX operation during the span: it may have gaps (top of file). */
-	if (pc->vmx_seen || tb_pt_hw->vmx_on())
-		*flags |= TRACEBUF_AUX_F_PARTIAL;
-	pc->vmx_seen = tb_pt_hw->vmx_on();
 	delta = (off - tb_aux_head(aux)) & aux->mask;
 	if (t->single) {
 		int r = tb_topa_region_of(t, off);
@@ -755,14 +785,21 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 	}
 	if (aux->snapshot) {
 		/*
-		 * The drains counted the distance the pointer travelled since
-		 * the publication (laps included), this adds the last stretch,
-		 * and tb_aux_publish() adds delta itself: leave it the whole
-		 * laps only (the total is delta plus a multiple of the size).
+		 * tb_aux_publish() adds delta itself: add the whole laps of
+		 * this run (the run started at the published head).
 		 */
-		aux->snap_written += (off - pc->last_off) & aux->mask;
-		aux->snap_written -= delta;
-		pc->last_off = off;
+		aux->snap_written += tb_pt_snap_written(pc, aux, delta) - delta;
+	}
+	/*
+	 * In VMX operation during the span: it may have gaps (top of file).
+	 * Nothing to publish: the next span inherits it.
+	 */
+	if (!delta && !*flags && !aux->snap_written) {
+		pc->vmx_seen |= tb_pt_hw->vmx_on();
+	} else {
+		if (pc->vmx_seen || tb_pt_hw->vmx_on())
+			*flags |= TRACEBUF_AUX_F_PARTIAL;
+		pc->vmx_seen = tb_pt_hw->vmx_on();
 	}
 	return tb_aux_head(aux) + delta;
 }
@@ -850,7 +887,7 @@ static void tb_pt_vmx_wait(struct tb_pt_cpu *pc, unsigned int cpu)
 	tb_pt_release(pc);
 }
 
-static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
+static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
 	struct tb_aux *aux = s->aux;
@@ -875,7 +912,13 @@ static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
 			tb_pt_vmx_wait(pc, cpu);
 			return;
 		}
-		/* Are our values still in place? */
+		/*
+		 * Are our values still in place? The output registers read
+		 * while tracing may be stale (SDM vol. 3C 33.2.7.2): they say
+		 * whose output this is, never how far it got. Positions are
+		 * read only after TraceEn is cleared (tb_pt_halt), as perf's
+		 * pt_read_offset() runs after pt_config_stop().
+		 */
 		if (ctl != pc->ctl ||
 		    tb_rdmsr(TB_MSR_RTIT_OUTPUT_BASE, &base) ||
 		    tb_rdmsr(TB_MSR_RTIT_OUTPUT_MASK, &mask) ||
@@ -883,14 +926,10 @@ static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
 			tb_pt_collision(s, pc, cpu);
 			return;
 		}
-		if (aux->snapshot) {
-			/* Only count what wrapped; SNAPSHOT publishes. */
-			aux->snap_written += (off - pc->last_off) & aux->mask;
-			pc->last_off = off;
+		/* Snapshot: SNAPSHOT publishes; the laps are counted by PMI. */
+		if (aux->snapshot)
 			return;
-		}
-		if (!pmi && off == (tb_aux_head(aux) & aux->mask))
-			return;		/* nothing new */
+		/* Stop, read where it got, publish (nothing if nothing new), restart. */
 		head = tb_pt_halt(pc, aux, buf, &flags, &err);
 		tb_aux_publish(aux, head, flags);
 		if (err) {
@@ -919,7 +958,7 @@ static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
 
 static void tb_pt_drain(struct tb_session *s, unsigned int cpu)
 {
-	tb_pt_drain_locked(s, cpu, false);
+	tb_pt_drain_locked(s, cpu);
 }
 
 static int tb_pt_start(struct tb_session *s, unsigned int cpu)
@@ -1030,7 +1069,7 @@ static void tb_pt_work_fn(struct irq_work *w)
 		return;
 	raw_spin_lock(&s->trace_lock);
 	if (pc->s == s && s->tr_enabled)
-		tb_pt_drain_locked(s, smp_processor_id(), true);
+		tb_pt_drain_locked(s, smp_processor_id());
 	raw_spin_unlock(&s->trace_lock);
 }
 
@@ -1061,7 +1100,7 @@ static bool tb_pt_pmi_ours(struct tb_pt_cpu *pc, struct tb_session *s)
 	struct tb_pt_buf *buf = aux->priv;
 	u64 base, mask, status, off;
 
-	if (!READ_ONCE(pc->running) || pc->pmi_taken || !pc->int_end)
+	if (!READ_ONCE(pc->running) || !pc->int_end || (!aux->snapshot && pc->pmi_taken))
 		return false;
 	if (tb_rdmsr(TB_MSR_RTIT_OUTPUT_BASE, &base) || !tb_topa_owns(&buf->topa, base))
 		return false;
@@ -1087,14 +1126,17 @@ static int tb_pt_nmi(unsigned int cmd, struct pt_regs *regs)
 		return NMI_DONE;
 	if (READ_ONCE(pc->pmi_owed))
 		WRITE_ONCE(pc->pmi_owed, false);	/* a halted run's */
-	else if (tb_pt_pmi_ours(pc, s))
-		pc->pmi_taken = true;			/* this run's */
-	else
+	else if (!tb_pt_pmi_ours(pc, s))
 		return NMI_DONE;	/* perf's handler (and KVM) decide */
+	else if (s->aux->snapshot)
+		WRITE_ONCE(pc->snap_pmis, pc->snap_pmis + 1);	/* one more lap */
+	else
+		pc->pmi_taken = true;			/* this run's */
 	/* Acknowledge our bit only; perf's handler sees the rest. */
 	tb_wrmsr(TB_MSR_PERF_GLOBAL_OVF_CTRL, TB_GLOBAL_STATUS_TOPA_PMI);
 	tb_pt_hw->pmi_unmask();	/* the next ToPA PMI may be delivered */
-	irq_work_queue(&pc->work);
+	if (!s->aux->snapshot)
+		irq_work_queue(&pc->work);
 	return NMI_HANDLED;
 }
 

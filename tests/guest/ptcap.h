@@ -214,9 +214,16 @@ static inline void consume(struct sess *x)
 			}
 			x->next = a->aux_offset + a->aux_size;
 			if (x->cap_aux && a->aux_size) {
-				for (i = 0; i < a->aux_size; i++)
-					fputc(x->aux[(a->aux_offset + i) & (x->aux_size - 1)],
-					      x->cap_aux);
+				/* At most two pieces: the ring is mapped once. */
+				for (i = 0; i < a->aux_size; ) {
+					uint64_t at = (a->aux_offset + i) & (x->aux_size - 1);
+					uint64_t n = a->aux_size - i;
+
+					if (n > x->aux_size - at)
+						n = x->aux_size - at;
+					fwrite(x->aux + at, 1, n, x->cap_aux);
+					i += n;
+				}
 				fprintf(x->cap_spans, "span %llu %llu %llu\n",
 					(unsigned long long)a->aux_offset,
 					(unsigned long long)a->aux_size,

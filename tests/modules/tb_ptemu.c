@@ -110,6 +110,13 @@
  *                  start), perf_killed (tracebuf wrote CTL while perf's
  *                  TraceEn was set), perf_gp (a perf wrmsrl faulted)
  *
+ *   cpuN/burst     w, N: the next N ticks write burst_kb KiB each (256 KiB
+ *                  per 1 ms tick: 256 MiB/s), whatever the time between
+ *                  ticks; with stale_pos=1, OUTPUT_BASE/MASK read while
+ *                  TraceEn=1 return the position of the last enable (SDM
+ *                  vol. 3C 33.2.7.2: reliable only with TraceEn clear).
+ *                  One tick raises one PMI per INT region even if it filled
+ *                  it twice: a ring of at least two ticks' output avoids it
  *   cpuN/vmx       w, 1: VMXON on that CPU (CR4.VMXE for the accessors),
  *                  0: VMXOFF. With vmx_pt=0 (IA32_VMX_MISC[14] clear) VMXON
  *                  clears TraceEn and TraceEn cannot be set meanwhile
@@ -226,6 +233,12 @@ MODULE_PARM_DESC(vmx_pt, "IA32_VMX_MISC[14]: PT can be used in VMX operation (0:
 static uint kvm_order = 2;
 module_param(kvm_order, uint, 0644);
 MODULE_PARM_DESC(kvm_order, "KVM guest PMI handled 1: after pt_guest_exit (6.1), 2: before it (6.2 and later, 6.12)");
+static uint burst_kb = 256;
+module_param(burst_kb, uint, 0644);
+MODULE_PARM_DESC(burst_kb, "KiB a tick writes in burst mode (cpuN/burst; 256 at period_us 1000: 256 MiB/s)");
+static bool stale_pos;
+module_param(stale_pos, bool, 0644);
+MODULE_PARM_DESC(stale_pos, "OUTPUT_BASE/MASK read while TraceEn=1 return the values of the last enable");
 static uint kvm_bytes = 1024;
 module_param(kvm_bytes, uint, 0644);
 MODULE_PARM_DESC(kvm_bytes, "Bytes a KVM guest traces per VM entry (its 4 KiB ToPA region raises a PMI when full)");
@@ -274,6 +287,9 @@ struct ptemu_cpu {
 	unsigned int epoch;		/* bumped on every TraceEn change */
 	u64 frac;			/* rate remainder, bytes * 1e6 */
 	u64 over;			/* bytes generated beyond the budget */
+	ktime_t next_tick;		/* when the program's next tick is due */
+	unsigned int burst;		/* ticks left at burst_kb (debugfs burst) */
+	u64 vis_base, vis_mask;		/* stale_pos: what reads show while tracing */
 	u8 buf[PTGEN_MAX_GROUP];	/* tick scratch */
 
 	/* The other owner (steal/foreign/perf): under ptemu.lock, and the IPI. */
@@ -310,6 +326,7 @@ struct ptemu_cpu {
 	u64 seed_ptw_seq, seed_tsc;	/* ptgen_init arguments, last enable */
 	u64 bytes_written, bytes_dropped, ptw_dropped, foreign_bytes;
 	u64 pmis, pmis_lost, ticks, enables, errors, gps, ovfs, nested;
+	u64 burst_ticks;		/* ticks at burst_kb */
 	u64 gp_msr, gp_val;		/* the last faulting access (read: ~0) */
 	u64 pmis_masked;		/* PMIs LVTPC's mask kept from delivery */
 	bool lvtpc_masked;		/* the local APIC's LVTPC mask bit */
@@ -653,6 +670,21 @@ static void ptemu_raise_pmi(struct ptemu_cpu *pc)
 
 /* ---- the program ---- */
 
+/*
+ * The program runs on while TraceEn is clear: the tick keeps its phase
+ * across a stop and a restart (a software that stops and restarts the
+ * unit every millisecond still gets its output), and an overdue tick
+ * comes at once. IRQs off, on this CPU.
+ */
+static void ptemu_timer_arm(struct ptemu_cpu *pc)
+{
+	ktime_t now = ktime_get(), exp = pc->next_tick;
+
+	if (ktime_before(exp, now) || ktime_after(exp, ktime_add(now, ptemu_period())))
+		exp = now;
+	hrtimer_start(&pc->timer, exp, HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
 static void ptemu_timer_start(struct ptemu_cpu *pc)
 {
 	/* An offline CPU runs nothing: ptemu_cpu_online() starts it. */
@@ -661,8 +693,7 @@ static void ptemu_timer_start(struct ptemu_cpu *pc)
 	if (in_nmi())
 		irq_work_queue(&pc->work);	/* ptemu_work_fn starts it */
 	else
-		hrtimer_start(&pc->timer, ptemu_period(),
-			      HRTIMER_MODE_REL_PINNED_HARD);
+		ptemu_timer_arm(pc);
 }
 
 /* Bytes to generate this tick: rate_kb KiB/s over the elapsed periods. */
@@ -747,8 +778,19 @@ static enum hrtimer_restart ptemu_tick(struct hrtimer *t)
 	    WARN_ON_ONCE(pc->cpu != smp_processor_id()))
 		return HRTIMER_NORESTART;
 	periods = hrtimer_forward_now(t, ptemu_period());
+	pc->next_tick = hrtimer_get_expires(t);
 	ptemu_add(&pc->ticks, 1);
-	ptemu_generate(pc, ptemu_budget(pc, periods));
+	if (READ_ONCE(pc->burst)) {
+		/* Burst: a fixed amount per tick, however late the tick. */
+		WRITE_ONCE(pc->burst, pc->burst - 1);
+		ptemu_add(&pc->burst_ticks, 1);
+		pc->over = 0;
+		ptemu_generate(pc, min_t(u64, (u64)READ_ONCE(burst_kb) * 1024,
+					 PTEMU_MAX_TICK_BYTES));
+		pc->over = 0;
+	} else {
+		ptemu_generate(pc, ptemu_budget(pc, periods));
+	}
 	ptemu_raise_pmi(pc);
 	/*
 	 * The PMI handler, nested right here, may have cleared TraceEn:
@@ -766,8 +808,7 @@ static void ptemu_work_fn(struct irq_work *w)
 
 	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && !pc->offline &&
 	    !hrtimer_active(&pc->timer))
-		hrtimer_start(&pc->timer, ptemu_period(),
-			      HRTIMER_MODE_REL_PINNED_HARD);
+		ptemu_timer_arm(pc);
 	ptemu_raise_pmi(pc);
 }
 
@@ -792,6 +833,9 @@ static void ptemu_enable(struct ptemu_cpu *pc)
 	u64 e;
 
 	ptemu_add(&pc->enables, 1);
+	/* stale_pos: the output position as of this enable (SDM vol. 3C 33.2.7.2). */
+	pc->vis_base = pc->base;
+	pc->vis_mask = pc->mask;
 	WRITE_ONCE(pc->seed_ptw_seq, pc->ptw_seq);
 	WRITE_ONCE(pc->seed_tsc, rdtsc());
 	ptgen_init(&pc->gen, &cfg, pc->seed_ptw_seq, pc->seed_tsc);
@@ -933,6 +977,13 @@ static int __ptemu_rdmsr(struct ptemu_cpu *pc, u32 msr, u64 *val)
 		if (!topa && !single_range)
 			return -EIO;
 		*val = msr == TB_MSR_RTIT_OUTPUT_BASE ? pc->base : pc->mask;
+		/*
+		 * SDM vol. 3C 33.2.7.2: these are reliable only once TraceEn
+		 * is clear. stale_pos takes the strictest reading: while
+		 * tracing, a read shows the position of the last enable.
+		 */
+		if (READ_ONCE(stale_pos) && (pc->ctl & TB_RTIT_CTL_TRACEEN))
+			*val = msr == TB_MSR_RTIT_OUTPUT_BASE ? pc->vis_base : pc->vis_mask;
 		return 0;
 	case TB_MSR_RTIT_CR3_MATCH:
 		if (!cr3_filtering)
@@ -1543,6 +1594,30 @@ static void ptemu_pmu_exit(void)
 	ptemu_pmu_on = false;
 }
 
+/* ---- burst mode ---- */
+
+/* Write N: the next N ticks of that CPU write burst_kb KiB each. */
+static ssize_t ptemu_burst_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct ptemu_cpu *pc = file->private_data;
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &n);
+	if (ret)
+		return ret;
+	WRITE_ONCE(pc->burst, n);	/* the tick counts it down (READ_ONCE) */
+	return len;
+}
+
+static const struct file_operations ptemu_burst_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_burst_write,
+	.llseek	= noop_llseek,
+};
+
 /* ---- VMX and a KVM guest with PT ---- */
 
 struct ptemu_vmx_req {
@@ -1786,6 +1861,8 @@ static int ptemu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "gp_msr %llu\n", READ_ONCE(pc->gp_msr));
 	seq_printf(m, "gp_val %llu\n", READ_ONCE(pc->gp_val));
 	seq_printf(m, "ovfs %llu\n", READ_ONCE(pc->ovfs));
+	seq_printf(m, "burst_ticks %llu\n", READ_ONCE(pc->burst_ticks));
+	seq_printf(m, "burst_left %u\n", READ_ONCE(pc->burst));
 	seq_printf(m, "nested %llu\n", READ_ONCE(pc->nested));
 	seq_printf(m, "foreign %d\n", READ_ONCE(pc->foreign));
 	seq_printf(m, "foreign_bytes %llu\n", READ_ONCE(pc->foreign_bytes));
@@ -1988,6 +2065,7 @@ static void ptemu_debugfs_init(void)
 		debugfs_create_file("perf", 0200, pc->dir, pc, &ptemu_perf_fops);
 		debugfs_create_file("vmx", 0200, pc->dir, pc, &ptemu_vmx_fops);
 		debugfs_create_file("kvm", 0200, pc->dir, pc, &ptemu_kvm_fops);
+		debugfs_create_file("burst", 0200, pc->dir, pc, &ptemu_burst_fops);
 	}
 }
 
