@@ -37,6 +37,8 @@ struct sess {
 	/* what the data ring told us */
 	uint64_t spans, published, truncated, overwrite, collision, lost, configs, etms;
 	uint64_t partial;	/* spans flagged PARTIAL */
+	uint64_t watch;		/* a span ended exactly here: watch_hit */
+	int watch_hit;
 	uint64_t lost_atleast;	/* LOST records whose count is a lower bound */
 	uint64_t next;		/* expected aux_offset of the next span */
 	uint64_t last_gen;	/* generation of the last CONFIG record */
@@ -213,6 +215,8 @@ static inline void consume(struct sess *x)
 					  "span beyond the consumer's tail");
 			}
 			x->next = a->aux_offset + a->aux_size;
+			if (x->watch && x->next == x->watch)
+				x->watch_hit = 1;
 			if (x->cap_aux && a->aux_size) {
 				/* At most two pieces: the ring is mapped once. */
 				for (i = 0; i < a->aux_size; ) {

@@ -117,6 +117,9 @@
  *                  vol. 3C 33.2.7.2: reliable only with TraceEn clear).
  *                  One tick raises one PMI per INT region even if it filled
  *                  it twice: a ring of at least two ticks' output avoids it
+ *   cpuN/park_end  w, 1: PAD bytes up to the END entry of the current
+ *                  table, MASK_PTRS left on it, nothing more written
+ *                  until TraceEn is cleared
  *   cpuN/vmx       w, 1: VMXON on that CPU (CR4.VMXE for the accessors),
  *                  0: VMXOFF. With vmx_pt=0 (IA32_VMX_MISC[14] clear) VMXON
  *                  clears TraceEn and TraceEn cannot be set meanwhile
@@ -289,6 +292,7 @@ struct ptemu_cpu {
 	u64 over;			/* bytes generated beyond the budget */
 	ktime_t next_tick;		/* when the program's next tick is due */
 	unsigned int burst;		/* ticks left at burst_kb (debugfs burst) */
+	bool idle;			/* park_end: no packets until TraceEn 1->0 */
 	u64 vis_base, vis_mask;		/* stale_pos: what reads show while tracing */
 	u8 buf[PTGEN_MAX_GROUP];	/* tick scratch */
 
@@ -326,7 +330,7 @@ struct ptemu_cpu {
 	u64 seed_ptw_seq, seed_tsc;	/* ptgen_init arguments, last enable */
 	u64 bytes_written, bytes_dropped, ptw_dropped, foreign_bytes;
 	u64 pmis, pmis_lost, ticks, enables, errors, gps, ovfs, nested;
-	u64 burst_ticks;		/* ticks at burst_kb */
+	u64 burst_ticks, parked;	/* ticks at burst_kb; park_end done */
 	u64 gp_msr, gp_val;		/* the last faulting access (read: ~0) */
 	u64 pmis_masked;		/* PMIs LVTPC's mask kept from delivery */
 	bool lvtpc_masked;		/* the local APIC's LVTPC mask bit */
@@ -788,7 +792,7 @@ static enum hrtimer_restart ptemu_tick(struct hrtimer *t)
 		ptemu_generate(pc, min_t(u64, (u64)READ_ONCE(burst_kb) * 1024,
 					 PTEMU_MAX_TICK_BYTES));
 		pc->over = 0;
-	} else {
+	} else if (!pc->idle) {
 		ptemu_generate(pc, ptemu_budget(pc, periods));
 	}
 	ptemu_raise_pmi(pc);
@@ -865,6 +869,7 @@ static void ptemu_disable(struct ptemu_cpu *pc)
 		ptemu_emit(pc, buf, n, 0, 0);
 	}
 	pc->need_start = false;
+	pc->idle = false;
 	if (in_nmi()) {
 		/* The tick sees TraceEn=0 and does not restart. */
 		if (pc->pmi_pending)
@@ -1594,7 +1599,7 @@ static void ptemu_pmu_exit(void)
 	ptemu_pmu_on = false;
 }
 
-/* ---- burst mode ---- */
+/* ---- burst mode, and parking the output on an END entry ---- */
 
 /* Write N: the next N ticks of that CPU write burst_kb KiB each. */
 static ssize_t ptemu_burst_write(struct file *file, const char __user *ubuf,
@@ -1615,6 +1620,104 @@ static const struct file_operations ptemu_burst_fops = {
 	.owner	= THIS_MODULE,
 	.open	= simple_open,
 	.write	= ptemu_burst_write,
+	.llseek	= noop_llseek,
+};
+
+#define PTEMU_PARK_MAX	(16ULL << 20)	/* bytes park_end writes at most */
+
+/*
+ * On the CPU, IRQs off: write PAD packets (zero bytes, valid anywhere
+ * between packets) from the output position to the END entry that ends
+ * its table, then write nothing more (the program idles) until TraceEn is
+ * cleared. MASK_PTRS is left on the END entry (ptemu_topa_next() follows
+ * END lazily), where software reads it: perf's pt_update_head() handles
+ * that position, and so must tracebuf (topa.c, tb_topa_offset()). -EAGAIN
+ * if a STOP entry comes first (the ring has no room for it).
+ */
+static void ptemu_park_ipi(void *arg)
+{
+	struct ptemu_foreign_req *r = arg;
+	struct ptemu_cpu *pc = r->pc;
+	unsigned int idx, i, n;
+	u64 *tbl, e, left;
+
+	if (!(pc->ctl & TB_RTIT_CTL_TRACEEN) || !(pc->ctl & TB_RTIT_CTL_TOPA) ||
+	    (pc->status & PTEMU_HALTED) || pc->foreign || !ptemu_topa_cur(pc, &e)) {
+		r->ret = -EINVAL;
+		return;
+	}
+	/*
+	 * The program leaves the traced context (TIP.PGD) before it idles:
+	 * clearing TraceEn then flushes nothing more, and software reads the
+	 * pointer on the END entry.
+	 */
+	if (!pc->need_start && ptemu_ctx(pc)) {
+		n = ptgen_stop(&pc->gen, pc->buf);
+		ptemu_emit(pc, pc->buf, n, 0, 0);
+		pc->need_start = true;
+		if (!ptemu_topa_cur(pc, &e)) {
+			r->ret = -EIO;
+			return;
+		}
+	}
+	idx = ptemu_topa_idx(pc);
+	tbl = phys_to_virt(pc->base);
+	left = ptemu_region_size(e) - (pc->mask >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT);
+	for (i = idx; ; i++) {
+		e = READ_ONCE(tbl[i]);
+		if (e & TB_TOPA_END)
+			break;
+		if (e & TB_TOPA_STOP) {
+			r->ret = -EAGAIN;
+			return;
+		}
+		if (i != idx)
+			left += ptemu_region_size(e);
+		if (left > PTEMU_PARK_MAX) {
+			r->ret = -ERANGE;
+			return;
+		}
+	}
+	memset(pc->buf, 0, sizeof(pc->buf));
+	for (; left; left -= n) {
+		n = min_t(u64, left, sizeof(pc->buf));
+		ptemu_emit(pc, pc->buf, n, 0, 0);
+	}
+	pc->idle = true;
+	ptemu_add(&pc->parked, 1);
+	ptemu_raise_pmi(pc);	/* an INT region on the way */
+}
+
+/* Write 1: park the output on the END entry (ptemu_park_ipi). */
+static ssize_t ptemu_park_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct ptemu_foreign_req r = { .pc = file->private_data };
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &v);
+	if (ret)
+		return ret;
+	if (v != 1)
+		return -EINVAL;
+	if (!topa || !topa_multi)
+		return -EOPNOTSUPP;
+	mutex_lock(&ptemu.lock);
+	cpus_read_lock();
+	if (cpu_online(r.pc->cpu))
+		ret = smp_call_function_single(r.pc->cpu, ptemu_park_ipi, &r, 1) ?: r.ret;
+	else
+		ret = -ENODEV;
+	cpus_read_unlock();
+	mutex_unlock(&ptemu.lock);
+	return ret ?: len;
+}
+
+static const struct file_operations ptemu_park_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_park_write,
 	.llseek	= noop_llseek,
 };
 
@@ -1863,6 +1966,7 @@ static int ptemu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "ovfs %llu\n", READ_ONCE(pc->ovfs));
 	seq_printf(m, "burst_ticks %llu\n", READ_ONCE(pc->burst_ticks));
 	seq_printf(m, "burst_left %u\n", READ_ONCE(pc->burst));
+	seq_printf(m, "parked %llu\n", READ_ONCE(pc->parked));
 	seq_printf(m, "nested %llu\n", READ_ONCE(pc->nested));
 	seq_printf(m, "foreign %d\n", READ_ONCE(pc->foreign));
 	seq_printf(m, "foreign_bytes %llu\n", READ_ONCE(pc->foreign_bytes));
@@ -2066,6 +2170,7 @@ static void ptemu_debugfs_init(void)
 		debugfs_create_file("vmx", 0200, pc->dir, pc, &ptemu_vmx_fops);
 		debugfs_create_file("kvm", 0200, pc->dir, pc, &ptemu_kvm_fops);
 		debugfs_create_file("burst", 0200, pc->dir, pc, &ptemu_burst_fops);
+		debugfs_create_file("park_end", 0200, pc->dir, pc, &ptemu_park_fops);
 	}
 }
 
