@@ -6,7 +6,7 @@
 #   make check           every test: unit, lint, builds, all guest kernels
 #   make check-quick     unit tests and the x86_64 6.1 guest only
 #   make demo            boot a guest, modprobe tracebuf, run 'tracebuf info'
-#   make bench           data-ring throughput, from a guest (numbers, not tests)
+#   make bench           data ring vs BPF ringbuf/perfbuf, AUX drain, from a guest (numbers)
 #   make lint            checkpatch --strict and sparse; silent when clean
 #   make install         library, tool, man pages, udev rule, modprobe.d example
 #   make dkms-install    register, build and install the module with DKMS

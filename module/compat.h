@@ -21,6 +21,8 @@
 #endif
 
 #include <linux/mm.h>
+#include <linux/printk.h>
+#include <linux/ratelimit.h>
 
 /* vm_flags became read-only behind vm_flags_set()/vm_flags_clear() in 6.3. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
@@ -100,5 +102,85 @@ static inline void tb_unregister_syscore(struct tb_syscore *s)
 	unregister_syscore(&s->sc);
 }
 #endif
+
+/*
+ * The kernel's CoreSight trace-ID allocator (coresight-trace-id.c, 6.4+,
+ * in coresight.ko, EXPORT_SYMBOL_GPL): taken at run time with
+ * symbol_get() when coresight.ko is loaded, so tracebuf needs nothing of
+ * it to load. The allocator is a plain ID map: it needs no path owned by
+ * the coresight core. tb_cs_kernel_ids_get() pins the module (-ENOENT:
+ * none here); tb_cs_kernel_ids_put() lets it go.
+ */
+struct tb_cs_kernel_ids {
+	int (*get)(int cpu);
+	void (*put)(int cpu);
+};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#include <linux/module.h>
+int coresight_trace_id_get_cpu_id(int cpu);
+void coresight_trace_id_put_cpu_id(int cpu);
+
+static inline int tb_cs_kernel_ids_get(struct tb_cs_kernel_ids *k)
+{
+	k->get = symbol_get(coresight_trace_id_get_cpu_id);
+	k->put = symbol_get(coresight_trace_id_put_cpu_id);
+	if (k->get && k->put)
+		return 0;
+	if (k->get)
+		symbol_put(coresight_trace_id_get_cpu_id);
+	if (k->put)
+		symbol_put(coresight_trace_id_put_cpu_id);
+	k->get = NULL;
+	k->put = NULL;
+	return -ENOENT;
+}
+
+static inline void tb_cs_kernel_ids_put(struct tb_cs_kernel_ids *k)
+{
+	if (!k->get)
+		return;
+	symbol_put(coresight_trace_id_get_cpu_id);
+	symbol_put(coresight_trace_id_put_cpu_id);
+	k->get = NULL;
+	k->put = NULL;
+}
+#else
+static inline int tb_cs_kernel_ids_get(struct tb_cs_kernel_ids *k)
+{
+	k->get = NULL;
+	k->put = NULL;
+	return -ENOENT;
+}
+
+static inline void tb_cs_kernel_ids_put(struct tb_cs_kernel_ids *k)
+{
+}
+#endif
+
+/*
+ * printk_deferred() is not exported; it is vprintk_emit(0, LOGLEVEL_SCHED,
+ * NULL, fmt, args) (kernel/printk/printk.c, vprintk_deferred(), on 6.1
+ * and 6.12), and vprintk_emit() is. A message from under a runqueue lock
+ * (a task session stops from sched_switch, task.c) must not wake the
+ * console's waiters there.
+ */
+static inline __printf(1, 2) void tb_printk_deferred(const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vprintk_emit(0, LOGLEVEL_SCHED, NULL, fmt, args);
+	va_end(args);
+}
+
+/* As pr_warn_ratelimited(), deferred; fmt carries no level. */
+#define tb_warn_deferred_ratelimited(fmt, ...)				\
+do {									\
+	static DEFINE_RATELIMIT_STATE(_rs, DEFAULT_RATELIMIT_INTERVAL,	\
+				      DEFAULT_RATELIMIT_BURST);		\
+	if (__ratelimit(&_rs))						\
+		tb_printk_deferred(KERN_WARNING fmt, ##__VA_ARGS__);	\
+} while (0)
 
 #endif /* _TRACEBUF_COMPAT_H */

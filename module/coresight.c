@@ -4,13 +4,23 @@
  * sink writing straight into the AUX pages (ETR, scatter-gather or flat)
  * or buffering in SRAM (ETB/ETF, copied out through RRD).
  *
- * Platforms. Components come from the device tree ("arm,coresight-etm4x"
- * with its "cpu" phandle, "arm,coresight-tmc" with "arm,scatter-gather"),
- * from module parameters (etm_base=, sink_base=, sink_sg=) on boards that
- * describe neither, or from a register-level emulator
- * (tracebuf_cs_emulator_register()). A component bound to another driver
- * (the kernel's coresight-etm4x / coresight-tmc) is refused, with how to
- * unbind it; a component claimed by another agent (claim tags) is busy.
+ * Platforms. A platform is the components and the ATB graph between
+ * them (struct tb_cs_platform): from the device tree (every available
+ * "arm,coresight-etm4x", -dynamic-funnel, -dynamic-replicator,
+ * -static-funnel/-replicator and "arm,coresight-tmc" node, with the
+ * graph from their out-ports endpoints), from module parameters
+ * (etm_base=, sink_base=, sink_sg=: ETMs wired straight to one TMC) on
+ * boards that describe nothing, or from a register-level emulator
+ * (tracebuf_cs_emulator_register()). At probe every ETM gets its sink
+ * and its path, the links between (tb_cs_build_path()): the TMC named
+ * by sink=, else the best it reaches (an ETR over an ETF or ETB, then
+ * the nearest), an ETF on the way being a link in hardware FIFO mode.
+ * Links are programmed by their own files behind struct tb_cs_link_ops
+ * (cs_funnel.c, cs_replicator.c, cs_tmc.c) and walked by cs_path.c: on
+ * before the ETM from the sink towards it, off after it the other way,
+ * as coresight-core.c does. A component bound to another driver (the
+ * kernel's coresight-*) is refused, with how to unbind it; a component
+ * claimed by another agent (claim tags) is busy.
  *
  * Sessions. A session traces the CPUs of one sink: on the usual topology
  * every ETM is funnelled into one shared sink and the session's AUX ring
@@ -20,12 +30,13 @@
  *
  * The sink has no interrupt, so the core's drain timer does everything
  * (drain may run on any CPU: the registers are MMIO). Every drain is one
- * "cycle": pause the session's ETMs (they drain to the ATB: PMSTABLE),
- * flush and stop the sink, publish what it wrote, then restart the sink
- * and the ETMs if the consumer left room. While paused the CPUs run
- * untraced for a few microseconds; no byte the hardware produced is lost
- * in the cycle. ETMs are disabled before and enabled after their sink,
- * always.
+ * "cycle": pause the session's ETMs (they drain to the ATB: PMSTABLE)
+ * and close their paths (an ETF link flushes into the sink as it
+ * stops), flush and stop the sink, publish what it wrote, then restart
+ * the sink, the paths and the ETMs if the consumer left room. While
+ * paused the CPUs run untraced for a few microseconds; no byte the
+ * hardware produced is lost in the cycle. ETMs and their links are
+ * disabled before and enabled after their sink, always.
  *
  * No-overwrite mode, ETR: at every restart the ETR's buffer is the free
  * space and nothing else: it starts at the head, padded to a 4 KiB
@@ -56,8 +67,10 @@
 #include <linux/mutex.h>
 #include <linux/of.h>
 #include <linux/of_address.h>
+#include <linux/of_graph.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/sysfs.h>
 #include <linux/amba/bus.h>
 #include <linux/platform_device.h>
 
@@ -73,11 +86,21 @@
 
 static const struct tb_cs_platform *tb_cs_plat;	/* under tb_backends_lock */
 static struct tb_cs_etm **tb_cs_etm_of;		/* by CPU; NULL: none */
-static struct tb_cs_sink *tb_cs_sinks;
+static struct tb_cs_dev *tb_cs_devs;		/* by component; ETMs unused */
+static struct tb_cs_sink *tb_cs_sinks;		/* every TMC */
 static unsigned int tb_cs_nr_sinks;
 /* Protects tb_cs_owner[]: which session holds each sink. */
 static DEFINE_MUTEX(tb_cs_owner_lock);
 static struct tb_session **tb_cs_owner;
+
+/* The kernel's trace-ID allocator, while coresight.ko is loaded (compat.h). */
+static struct tb_cs_kernel_ids tb_cs_kids;
+
+static char *sink_choice;
+module_param_named(sink, sink_choice, charp, 0444);
+MODULE_PARM_DESC(sink, "the TMC every ETM that reaches it uses (its DT node name, e.g. etr@20070000); default: an ETR, else an ETF or ETB, the nearest");
+
+#define TB_CS_MAX_HOPS	8	/* links between an ETM and its sink */
 
 static struct tb_cs_etm *tb_cs_etm(unsigned int cpu)
 {
@@ -97,50 +120,191 @@ static int tb_cs_check_owner(const struct tb_cs_component *c)
 	return -EBUSY;
 }
 
+static void tb_cs_kids_release(void)
+{
+	tb_cs_kernel_ids_put(&tb_cs_kids);
+}
+
 static void tb_cs_remove(struct tb_backend *b)
 {
 	unsigned int cpu;
 
 	if (tb_cs_etm_of)
-		for_each_possible_cpu(cpu)
+		for_each_possible_cpu(cpu) {
+			if (!tb_cs_etm_of[cpu])
+				continue;
+			if (tb_cs_kids.put)
+				tb_cs_kids.put(cpu);
+			kfree(tb_cs_etm_of[cpu]->path);
 			kfree(tb_cs_etm_of[cpu]);
+		}
 	kfree(tb_cs_etm_of);
+	kfree(tb_cs_devs);
 	kfree(tb_cs_sinks);
 	kfree(tb_cs_owner);
+	tb_cs_kids_release();
 	tb_cs_etm_of = NULL;
+	tb_cs_devs = NULL;
 	tb_cs_sinks = NULL;
 	tb_cs_owner = NULL;
 	tb_cs_nr_sinks = 0;
 }
 
-static int tb_cs_probe(struct tb_backend *b)
+/* Is name (a DT full name such as /etr@20070000, or any name) the one chosen? */
+static bool tb_cs_name_is(const char *name, const char *want)
 {
-	const struct tb_cs_platform *p = tb_cs_plat;
-	unsigned int i, n = 0, *ids;
-	int ret = -ENODEV;
+	const char *base = strrchr(name, '/');
 
-	if (!p || !p->nr_etms || !p->nr_sinks)
-		return -ENODEV;
-	tb_cs_etm_of = kcalloc(nr_cpu_ids, sizeof(*tb_cs_etm_of), GFP_KERNEL);
-	tb_cs_sinks = kcalloc(p->nr_sinks, sizeof(*tb_cs_sinks), GFP_KERNEL);
-	tb_cs_owner = kcalloc(p->nr_sinks, sizeof(*tb_cs_owner), GFP_KERNEL);
-	ids = kcalloc(p->nr_sinks, sizeof(*ids), GFP_KERNEL);
-	if (!tb_cs_etm_of || !tb_cs_sinks || !tb_cs_owner || !ids) {
-		ret = -ENOMEM;
-		goto fail;
+	return sysfs_streq(name, want) || (base && sysfs_streq(base + 1, want));
+}
+
+/*
+ * How much a sink is wanted: the one named by sink=, else an ETR over
+ * an ETF or ETB (system memory holds more, as coresight-core.c's
+ * default sink prefers it); 0: not a sink.
+ */
+static int tb_cs_sink_rank(const struct tb_cs_dev *d)
+{
+	const struct tb_cs_sink *k = &tb_cs_sinks[d->sink];
+
+	if (!k->present)
+		return 0;
+	if (sink_choice && *sink_choice)
+		return tb_cs_name_is(d->name, sink_choice) ? 1 : 0;
+	return k->type == TRACEBUF_CS_SINK_ETR ? 2 : 1;
+}
+
+/* A depth-first search from an ETM over the ATB graph. */
+struct tb_cs_walk {
+	const struct tb_cs_platform *p;
+	struct tb_cs_hop hops[TB_CS_MAX_HOPS];
+	struct tb_cs_hop best[TB_CS_MAX_HOPS];
+	unsigned int nr_best;
+	int best_sink, best_rank;
+};
+
+/* At component comp, entered through slave port in, depth links behind. */
+static void tb_cs_walk(struct tb_cs_walk *w, unsigned int comp, unsigned int in,
+		       unsigned int depth)
+{
+	struct tb_cs_dev *d = &tb_cs_devs[comp];
+	unsigned int i;
+
+	if (!d->name || d->kind == TB_CS_KIND_ETM || in >= TB_CS_MAX_PORTS)
+		return;		/* absent, unusable or not a component we drive */
+	if (d->kind == TB_CS_KIND_TMC) {
+		int rank = tb_cs_sink_rank(d);
+
+		/* The best sink; of two as good, the nearer. */
+		if (rank > w->best_rank || (rank && rank == w->best_rank && depth < w->nr_best)) {
+			w->best_rank = rank;
+			w->best_sink = d->sink;
+			w->nr_best = depth;
+			memcpy(w->best, w->hops, depth * sizeof(w->hops[0]));
+		}
+		/* Only an ETF passes trace on (hardware FIFO mode). */
+		if (tb_cs_sinks[d->sink].type != TRACEBUF_CS_SINK_ETF)
+			return;
 	}
-	tb_cs_nr_sinks = p->nr_sinks;
-	for (i = 0; i < p->nr_sinks; i++) {
-		struct tb_cs_sink *k = &tb_cs_sinks[i];
-		const struct tb_cs_sink_desc *d = &p->sinks[i];
+	if (depth >= TB_CS_MAX_HOPS)
+		return;
+	for (i = 0; i < w->p->nr_conns; i++) {
+		const struct tb_cs_conn *c = &w->p->conns[i];
 
-		k->io = p->io;
-		k->base = d->c.base;
-		k->dev = d->c.dev;
-		k->name = d->c.name;
-		k->sg = d->scatter_gather;
-		ret = tb_cs_check_owner(&d->c);
-		if (!ret) {
+		if (c->src != comp || c->dst >= w->p->nr_comps || c->src_port >= TB_CS_MAX_PORTS)
+			continue;
+		w->hops[depth] = (struct tb_cs_hop){ d, in, c->src_port };
+		tb_cs_walk(w, c->dst, c->dst_port, depth + 1);
+	}
+}
+
+struct tb_cs_probe_call {
+	struct tb_cs_etm *e;
+	int ret;
+};
+
+static void tb_cs_etm_probe_ipi(void *arg)
+{
+	struct tb_cs_probe_call *c = arg;
+
+	c->ret = tb_etm_probe(c->e);
+}
+
+/*
+ * On the ETM's own CPU, as etm4_probe() runs etm4_init_arch_data(): its
+ * OS lock may be the PE's, and the unit may be powered only with its
+ * core. An offline CPU's ETM is not probed (-ENXIO): it stays unused.
+ */
+static int tb_cs_etm_probe_on_cpu(struct tb_cs_etm *e)
+{
+	struct tb_cs_probe_call c = { .e = e, .ret = -ENXIO };
+	int ret;
+
+	ret = smp_call_function_single(e->cpu, tb_cs_etm_probe_ipi, &c, 1);
+	return ret ? ret : c.ret;
+}
+
+/* ETM comps[i]'s way to its sink: the sink's index, or -ENODEV. */
+static int tb_cs_build_path(const struct tb_cs_platform *p, unsigned int i,
+			    struct tb_cs_etm *e)
+{
+	struct tb_cs_walk *w = kzalloc(sizeof(*w), GFP_KERNEL);
+	unsigned int n;
+	int sink;
+
+	if (!w)
+		return -ENOMEM;
+	w->p = p;
+	w->best_sink = -ENODEV;
+	for (n = 0; n < p->nr_conns; n++)
+		if (p->conns[n].src == i && p->conns[n].dst < p->nr_comps)
+			tb_cs_walk(w, p->conns[n].dst, p->conns[n].dst_port, 0);
+	sink = w->best_sink;
+	if (sink >= 0 && w->nr_best) {
+		e->path = kmemdup(w->best, w->nr_best * sizeof(w->best[0]), GFP_KERNEL);
+		if (!e->path)
+			sink = -ENOMEM;
+		e->nr_hops = w->nr_best;
+	}
+	kfree(w);
+	return sink;
+}
+
+/* Every component but the ETMs: links and TMCs. */
+static int tb_cs_probe_devs(const struct tb_cs_platform *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_comps; i++) {
+		const struct tb_cs_desc *c = &p->comps[i];
+		struct tb_cs_dev *d = &tb_cs_devs[i];
+		struct tb_cs_sink *k;
+		int ret;
+
+		d->sink = -1;
+		d->kind = c->kind;
+		if (c->kind == TB_CS_KIND_ETM || tb_cs_check_owner(&c->c))
+			continue;
+		d->io = p->io;
+		d->base = c->c.base;
+		d->dev = c->c.dev;
+		switch (c->kind) {
+		case TB_CS_KIND_FUNNEL:
+			d->link = &tb_cs_funnel_ops;
+			break;
+		case TB_CS_KIND_REPLICATOR:
+			d->link = &tb_cs_replicator_ops;
+			break;
+		case TB_CS_KIND_TMC:
+			d->sink = tb_cs_nr_sinks++;
+			k = &tb_cs_sinks[d->sink];
+			k->io = p->io;
+			k->base = c->c.base;
+			k->dev = c->c.dev;
+			k->name = c->c.name;
+			k->sg = c->scatter_gather;
+			k->max_burst_set = c->max_burst_set;
+			k->max_burst = c->max_burst;
 			ret = tb_tmc_probe(k);
 			if (ret == -EOPNOTSUPP)
 				pr_warn("tracebuf: coresight: %s: a flat ETR that restarts at its base (no RWP save/restore) cannot continue a ring: not used\n",
@@ -148,21 +312,111 @@ static int tb_cs_probe(struct tb_backend *b)
 			else if (ret)
 				pr_warn("tracebuf: coresight: %s is not a usable TMC (%d)\n",
 					k->name, ret);
+			if (ret)
+				continue;
+			if (k->type == TRACEBUF_CS_SINK_ETF)
+				d->link = &tb_cs_etf_link_ops;
+			break;
+		default:
+			break;
+		}
+		d->name = c->c.name;	/* usable */
+		if (d->link && c->kind != TB_CS_KIND_TMC) {
+			tb_cs_unlock(d->io, d->base);
+			if (tb_cs_clear_stale_claim(d->io, d->base))
+				pr_info("tracebuf: coresight: %s: stale self-hosted claim tag cleared\n",
+					d->name);
+			tb_cs_lock(d->io, d->base);
+		}
+		tb_cs_link_reset(d);
+	}
+	return 0;
+}
+
+/*
+ * Where the kernel has a trace-ID allocator and coresight.ko is loaded,
+ * every ETM's ID comes from it (unique system-wide, the same a kernel
+ * CoreSight session would give that CPU: 0x10 + 2 * cpu where free),
+ * and is given back at remove. All or nothing: if one CPU gets none,
+ * every ID is given back and the static scheme is used.
+ */
+static void tb_cs_assign_kernel_ids(void)
+{
+	unsigned int cpu;
+	int id;
+
+	if (tb_cs_kernel_ids_get(&tb_cs_kids))
+		return;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct tb_cs_etm *e = tb_cs_etm_of[cpu];
+
+		if (!e)
+			continue;
+		id = tb_cs_kids.get(cpu);
+		if (id < TB_CS_TRACE_ID_FIRST || id > TB_CS_TRACE_ID_LAST) {
+			if (id > 0)
+				tb_cs_kids.put(cpu);
+			goto fallback;
+		}
+		e->caps.trace_id = id;
+	}
+	pr_info("tracebuf: coresight: trace IDs from the kernel's allocator (coresight.ko)\n");
+	return;
+fallback:
+	while (cpu-- > 0)
+		if (tb_cs_etm_of[cpu]) {
+			tb_cs_kids.put(cpu);
+			tb_cs_etm_of[cpu]->caps.trace_id = 0;
+		}
+	tb_cs_kids_release();
+}
+
+/* An ETF on e's path that is also some ETM's sink cannot be both. */
+static bool tb_cs_path_conflict(const struct tb_cs_etm *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->nr_hops; i++) {
+		const struct tb_cs_dev *d = e->path[i].d;
+
+		if (d->sink >= 0 && tb_cs_sinks[d->sink].nr_etms) {
+			pr_warn("tracebuf: coresight: %s (cpu%u): %s is a sink and cannot also be a link on its way: not used\n",
+				e->name, e->cpu, d->name);
+			return true;
 		}
 	}
-	for (i = 0; i < p->nr_etms; i++) {
-		const struct tb_cs_etm_desc *d = &p->etms[i];
-		struct tb_cs_sink *k;
-		struct tb_cs_etm *e;
+	return false;
+}
 
-		if (d->cpu >= nr_cpu_ids || d->sink >= p->nr_sinks ||
-		    tb_cs_etm_of[d->cpu] || !tb_cs_sinks[d->sink].present)
-			continue;
-		if (tb_cs_check_owner(&d->c))
-			continue;
-		k = &tb_cs_sinks[d->sink];
-		/* Trace IDs: unique among the ETMs of one sink. */
-		if (TB_CS_TRACE_ID_FIRST + ids[d->sink] > TB_CS_TRACE_ID_LAST)
+static int tb_cs_probe(struct tb_backend *b)
+{
+	const struct tb_cs_platform *p = tb_cs_plat;
+	unsigned int i, n = 0, nr_tmc = 0, *ids;
+	int ret = -ENODEV;
+
+	if (!p || !p->nr_comps)
+		return -ENODEV;
+	for (i = 0; i < p->nr_comps; i++)
+		nr_tmc += p->comps[i].kind == TB_CS_KIND_TMC;
+	if (!nr_tmc)
+		return -ENODEV;
+	tb_cs_etm_of = kcalloc(nr_cpu_ids, sizeof(*tb_cs_etm_of), GFP_KERNEL);
+	tb_cs_devs = kcalloc(p->nr_comps, sizeof(*tb_cs_devs), GFP_KERNEL);
+	tb_cs_sinks = kcalloc(nr_tmc, sizeof(*tb_cs_sinks), GFP_KERNEL);
+	tb_cs_owner = kcalloc(nr_tmc, sizeof(*tb_cs_owner), GFP_KERNEL);
+	ids = kcalloc(nr_tmc, sizeof(*ids), GFP_KERNEL);
+	if (!tb_cs_etm_of || !tb_cs_devs || !tb_cs_sinks || !tb_cs_owner || !ids) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	tb_cs_probe_devs(p);
+	for (i = 0; i < p->nr_comps; i++) {
+		const struct tb_cs_desc *d = &p->comps[i];
+		struct tb_cs_etm *e;
+		int sink;
+
+		if (d->kind != TB_CS_KIND_ETM || d->cpu >= nr_cpu_ids ||
+		    tb_cs_etm_of[d->cpu] || tb_cs_check_owner(&d->c))
 			continue;
 		e = kzalloc(sizeof(*e), GFP_KERNEL);
 		if (!e) {
@@ -173,19 +427,65 @@ static int tb_cs_probe(struct tb_backend *b)
 		e->base = d->c.base;
 		e->name = d->c.name;
 		e->cpu = d->cpu;
-		e->sink = d->sink;
-		if (tb_etm_probe(e)) {
-			pr_warn("tracebuf: coresight: %s (cpu%u) is not a usable ETMv4\n",
+		e->skip_power_up = d->skip_power_up;
+		sink = tb_cs_build_path(p, i, e);
+		if (sink == -ENOMEM) {
+			kfree(e);
+			ret = -ENOMEM;
+			goto fail;
+		}
+		if (sink < 0) {
+			pr_warn("tracebuf: coresight: %s (cpu%u): no usable sink on its ATB path\n",
 				e->name, e->cpu);
 			kfree(e);
 			continue;
 		}
-		e->caps.trace_id = TB_CS_TRACE_ID_FIRST + ids[d->sink]++;
-		e->caps.sink = d->sink;
+		if (tb_cs_etm_probe_on_cpu(e)) {
+			pr_warn("tracebuf: coresight: %s (cpu%u) is not a usable ETMv4\n",
+				e->name, e->cpu);
+			kfree(e->path);
+			kfree(e);
+			continue;
+		}
+		e->sink = sink;
+		tb_cs_sinks[sink].nr_etms++;
+		tb_cs_etm_of[d->cpu] = e;
+	}
+	for (i = 0; i < nr_cpu_ids; i++) {
+		struct tb_cs_etm *e = tb_cs_etm_of[i];
+
+		if (e && tb_cs_path_conflict(e)) {
+			tb_cs_sinks[e->sink].nr_etms--;
+			tb_cs_etm_of[i] = NULL;
+			kfree(e->path);
+			kfree(e);
+		}
+	}
+	tb_cs_assign_kernel_ids();
+	for (i = 0; i < nr_cpu_ids; i++) {
+		struct tb_cs_etm *e = tb_cs_etm_of[i];
+		struct tb_cs_sink *k;
+
+		if (!e)
+			continue;
+		k = &tb_cs_sinks[e->sink];
+		if (e->caps.trace_id)
+			goto have_id;
+		/* Trace IDs: unique among the ETMs of one sink. */
+		if (TB_CS_TRACE_ID_FIRST + ids[e->sink] > TB_CS_TRACE_ID_LAST) {
+			pr_warn("tracebuf: coresight: %s (cpu%u): no trace ID left in its sink\n",
+				e->name, e->cpu);
+			k->nr_etms--;
+			tb_cs_etm_of[i] = NULL;
+			kfree(e->path);
+			kfree(e);
+			continue;
+		}
+		e->caps.trace_id = TB_CS_TRACE_ID_FIRST + ids[e->sink]++;
+have_id:
+		e->caps.sink = e->sink;
 		e->caps.sink_type = k->type;
 		e->caps.sink_size = k->sram_size;
-		k->nr_etms++;
-		tb_cs_etm_of[d->cpu] = e;
 		n++;
 	}
 	for (i = 0; i < nr_cpu_ids; i++) {
@@ -200,7 +500,8 @@ static int tb_cs_probe(struct tb_backend *b)
 	if (!n)
 		goto fail_nodev;
 	kfree(ids);
-	pr_info("tracebuf: coresight: %s: %u ETMs, %u sinks\n", p->name, n, p->nr_sinks);
+	pr_info("tracebuf: coresight: %s: %u ETMs, %u components, %u TMCs\n", p->name, n,
+		p->nr_comps, tb_cs_nr_sinks);
 	b->nr_cpus = n;
 	b->caps_size = sizeof(struct tracebuf_cs_caps);
 	b->flags = p->owner ? TRACEBUF_BACKEND_F_EMULATED : 0;
@@ -279,7 +580,7 @@ static const struct tb_cfg_key tb_cs_keys[TB_CS_NR_KEYS] = {
 		"return stack: no address for predicted returns (TRCCONFIGR.RS)" },
 	[TB_CS_K_USER] = { "user", TB_CFG_BOOL, 0, 0, 1, 0, 1,
 		"trace EL0" },
-	[TB_CS_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV, 0, 1, 0, 0,
+	[TB_CS_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV | TB_CFG_F_KERNEL, 0, 1, 0, 0,
 		"trace EL1 (and EL2 under VHE); needs CAP_PERFMON" },
 	[TB_CS_K_SYNC_PERIOD] = { "sync_period", TB_CFG_UINT, 0, 8, 20, 0, 12,
 		"A-sync and trace info every 2^N bytes (TRCSYNCPR)" },
@@ -608,6 +909,39 @@ fail:
 /* --- running the sink (s->trace_lock held, any CPU) --------------------- */
 
 /*
+ * Tests only: a DMA sync to leave out, to show that a non-coherent
+ * sink's bytes then never reach the consumer ("cpu": before publishing)
+ * or its tables never reach the device ("tables").
+ */
+static const char * const tb_cs_skip_sync_names[] = { "none", "cpu", "tables" };
+enum { TB_CS_SKIP_SYNC_NONE, TB_CS_SKIP_SYNC_CPU, TB_CS_SKIP_SYNC_TABLES };
+static int tb_cs_skip_sync;
+
+static int tb_cs_skip_sync_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tb_cs_skip_sync_names); i++)
+		if (sysfs_streq(val, tb_cs_skip_sync_names[i])) {
+			WRITE_ONCE(tb_cs_skip_sync, i);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int tb_cs_skip_sync_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", tb_cs_skip_sync_names[READ_ONCE(tb_cs_skip_sync)]);
+}
+
+static const struct kernel_param_ops tb_cs_skip_sync_ops = {
+	.set	= tb_cs_skip_sync_set,
+	.get	= tb_cs_skip_sync_get,
+};
+module_param_cb(test_skip_dma_sync, &tb_cs_skip_sync_ops, NULL, 0600);
+MODULE_PARM_DESC(test_skip_dma_sync, "tests only: leave out a DMA sync (none, cpu, tables)");
+
+/*
  * Make the device's writes to AUX [off, off + len) visible to the CPU,
  * or (to_device) the CPU's writes there to the device.
  */
@@ -617,6 +951,8 @@ static void tb_cs_sync(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 l
 	unsigned int i;
 
 	if (!buf->dev || buf->sink->type != TRACEBUF_CS_SINK_ETR)
+		return;
+	if (!to_device && READ_ONCE(tb_cs_skip_sync) == TB_CS_SKIP_SYNC_CPU)
 		return;
 	len = min(len, aux->size);
 	while (len) {
@@ -717,7 +1053,7 @@ static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 	buf->rot = off & ~(u64)(TB_SG_GRANULE - 1);
 	buf->etr_size = len;
 	tb_sg_rotate(&buf->sg, buf->rot, len);
-	if (buf->dev)
+	if (buf->dev && READ_ONCE(tb_cs_skip_sync) != TB_CS_SKIP_SYNC_TABLES)
 		for (i = 0; i < buf->sg.nr_tables; i++)
 			dma_sync_single_for_device(buf->dev, buf->sg.tables[i].phys,
 						   PAGE_SIZE, DMA_TO_DEVICE);
@@ -891,6 +1227,34 @@ static void tb_cs_etm_record(struct tb_cs_buf *buf, struct tb_cs_etm *e,
 	cpumask_set_cpu(e->cpu, buf->etm_recorded);
 }
 
+/* Its links (sink side first), then the ETM; the sink is running. */
+static int tb_cs_etm_on(struct tb_cs_buf *buf, struct tb_cs_etm *e,
+			const struct tb_cs_prog *p)
+{
+	int ret;
+
+	ret = tb_cs_path_enable(e);
+	if (ret)
+		return ret;
+	ret = tb_etm_enable(e, p);
+	if (ret) {
+		tb_cs_path_disable(e);
+		return ret;
+	}
+	cpumask_set_cpu(e->cpu, buf->on);
+	tb_cs_etm_record(buf, e, p);
+	return 0;
+}
+
+/* The ETM, then its links (source side first). False if it did not drain. */
+static bool tb_cs_etm_off(struct tb_cs_etm *e)
+{
+	bool drained = !tb_etm_disable(e);
+
+	tb_cs_path_disable(e);
+	return drained;
+}
+
 /* Enable the ETMs of every wanted CPU that is not on (sink running). */
 static int tb_cs_etms_on(struct tb_cs_buf *buf)
 {
@@ -899,15 +1263,11 @@ static int tb_cs_etms_on(struct tb_cs_buf *buf)
 	int ret;
 
 	for_each_cpu(cpu, buf->want) {
-		struct tb_cs_etm *e = tb_cs_etm(cpu);
-
 		if (cpumask_test_cpu(cpu, buf->on))
 			continue;
-		ret = tb_etm_enable(e, p);
+		ret = tb_cs_etm_on(buf, tb_cs_etm(cpu), p);
 		if (ret)
 			return ret;
-		cpumask_set_cpu(cpu, buf->on);
-		tb_cs_etm_record(buf, e, p);
 	}
 	return 0;
 }
@@ -919,7 +1279,7 @@ static bool tb_cs_etms_off(struct tb_cs_buf *buf)
 	bool drained = true;
 
 	for_each_cpu(cpu, buf->on)
-		if (tb_etm_disable(tb_cs_etm(cpu)))
+		if (!tb_cs_etm_off(tb_cs_etm(cpu)))
 			drained = false;
 	cpumask_clear(buf->on);
 	return drained;
@@ -1011,8 +1371,9 @@ static void tb_cs_fail(struct tb_cs_buf *buf, unsigned int cpu, int err)
 {
 	unsigned int c;
 
-	pr_warn_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); tracing stopped\n",
-			    cpu, err);
+	/* Deferred: a task session stops from the scheduler (task.c). */
+	tb_warn_deferred_ratelimited("tracebuf: coresight: cpu%u: restart failed (%d); %s\n",
+				     cpu, err, "tracing stopped");
 	tb_cs_abort(buf);
 	buf->paused = false;
 	for_each_cpu(c, buf->want)
@@ -1032,15 +1393,10 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 	cpumask_set_cpu(cpu, buf->want);
 	if (buf->paused)
 		return 0;	/* joins when the cycle resumes */
-	if (!buf->running) {
+	if (!buf->running)
 		ret = tb_cs_run(buf, s->aux, false);
-	} else {
-		ret = tb_etm_enable(e, s->bcfg);
-		if (!ret) {
-			cpumask_set_cpu(cpu, buf->on);
-			tb_cs_etm_record(buf, e, s->bcfg);
-		}
-	}
+	else
+		ret = tb_cs_etm_on(buf, e, s->bcfg);
 	if (ret) {
 		cpumask_clear_cpu(cpu, buf->want);
 		if (cpumask_empty(buf->want)) {
@@ -1195,8 +1551,8 @@ static const struct tb_cs_io tb_cs_mmio = {
 };
 
 static struct tb_cs_platform tb_cs_real;
-static struct tb_cs_etm_desc *tb_cs_real_etms;
-static struct tb_cs_sink_desc *tb_cs_real_sinks;
+static struct tb_cs_desc *tb_cs_real_comps;
+static struct tb_cs_conn *tb_cs_real_conns;
 
 static void __iomem *tb_cs_map(phys_addr_t pa)
 {
@@ -1215,62 +1571,156 @@ static struct device *tb_cs_of_device(struct device_node *np)
 	return bus_find_device_by_of_node(&platform_bus_type, np);
 }
 
-/*
- * Device tree: every ETMv4 and the first TMC (an ETR if there is one).
- * The funnel graph is not walked: on boards with several sinks, give
- * sink_base= instead.
- */
-static int tb_cs_discover_of(void)
+/* The components we drive, by DT compatible (bindings/arm/arm,coresight-*.yaml). */
+static const struct {
+	const char *compatible;
+	enum tb_cs_kind kind;
+} tb_cs_of_kinds[] = {
+	{ "arm,coresight-etm4x", TB_CS_KIND_ETM },
+	{ "arm,coresight-dynamic-funnel", TB_CS_KIND_FUNNEL },
+	{ "arm,coresight-dynamic-replicator", TB_CS_KIND_REPLICATOR },
+	{ "arm,coresight-static-funnel", TB_CS_KIND_STATIC },
+	{ "arm,coresight-static-replicator", TB_CS_KIND_STATIC },
+	{ "arm,coresight-tmc", TB_CS_KIND_TMC },
+};
+
+static struct device_node **tb_cs_of_nodes;
+
+/* Index of the component described by np, or -1. */
+static int tb_cs_of_index(const struct device_node *np)
 {
-	struct device_node *np, *sink = NULL;
-	unsigned int n = 0, i = 0;
+	unsigned int i;
+
+	for (i = 0; i < tb_cs_real.nr_comps; i++)
+		if (tb_cs_of_nodes[i] == np)
+			return i;
+	return -1;
+}
+
+/*
+ * The component an endpoint belongs to and its port number: endpoint ->
+ * port@N (reg N) -> in-ports/out-ports -> the component, as
+ * coresight-platform.c's of_coresight_get_port_parent() walks it.
+ */
+static struct device_node *tb_cs_of_ep_owner(struct device_node *ep, u32 *port)
+{
+	struct device_node *np = of_get_parent(ep);
+
+	*port = 0;
+	if (!np)
+		return NULL;
+	of_property_read_u32(np, "reg", port);
+	np = of_get_next_parent(np);
+	if (np && (of_node_name_eq(np, "in-ports") || of_node_name_eq(np, "out-ports") ||
+		   of_node_name_eq(np, "ports")))
+		np = of_get_next_parent(np);
+	return np;
+}
+
+/* The ATB connections out of component i: its out-ports. */
+static void tb_cs_of_conns(unsigned int i, unsigned int max)
+{
+	struct device_node *ports, *port, *ep, *rep, *owner;
+	u32 src_port, dst_port;
+	int dst;
+
+	ports = of_get_child_by_name(tb_cs_of_nodes[i], "out-ports");
+	if (!ports)
+		return;
+	for_each_child_of_node(ports, port) {
+		ep = of_get_next_child(port, NULL);
+		if (!ep)
+			continue;
+		src_port = 0;
+		of_property_read_u32(port, "reg", &src_port);
+		rep = of_graph_get_remote_endpoint(ep);
+		of_node_put(ep);
+		if (!rep)
+			continue;
+		owner = tb_cs_of_ep_owner(rep, &dst_port);
+		of_node_put(rep);
+		dst = owner ? tb_cs_of_index(owner) : -1;
+		of_node_put(owner);
+		if (dst < 0 || tb_cs_real.nr_conns >= max)
+			continue;	/* a TPIU, STM, CATU...: not a way we use */
+		tb_cs_real_conns[tb_cs_real.nr_conns++] = (struct tb_cs_conn){
+			.src = i, .src_port = src_port, .dst = dst, .dst_port = dst_port,
+		};
+	}
+	of_node_put(ports);
+}
+
+/* Component np of kind, if available and usable by this kernel. */
+static void tb_cs_of_add(struct device_node *np, enum tb_cs_kind kind, unsigned int max)
+{
+	struct tb_cs_desc *d;
 	struct resource r;
 
-	for_each_compatible_node(np, NULL, "arm,coresight-tmc") {
-		if (!sink || of_property_read_bool(np, "arm,scatter-gather")) {
-			of_node_put(sink);
-			sink = of_node_get(np);
-		}
-	}
-	if (!sink)
-		return -ENODEV;
-	for_each_compatible_node(np, NULL, "arm,coresight-etm4x")
-		n++;
-	if (!n || of_address_to_resource(sink, 0, &r))
-		goto none;
-	tb_cs_real_sinks = kcalloc(1, sizeof(*tb_cs_real_sinks), GFP_KERNEL);
-	tb_cs_real_etms = kcalloc(n, sizeof(*tb_cs_real_etms), GFP_KERNEL);
-	if (!tb_cs_real_sinks || !tb_cs_real_etms)
-		goto none;
-	tb_cs_real_sinks[0].c.base = tb_cs_map(r.start);
-	tb_cs_real_sinks[0].c.dev = tb_cs_of_device(sink);
-	tb_cs_real_sinks[0].c.name = kasprintf(GFP_KERNEL, "%pOF", sink);
-	tb_cs_real_sinks[0].scatter_gather = of_property_read_bool(sink, "arm,scatter-gather");
-	if (!tb_cs_real_sinks[0].c.base)
-		goto none;
-	for_each_compatible_node(np, NULL, "arm,coresight-etm4x") {
+	if (!of_device_is_available(np) || tb_cs_real.nr_comps >= max ||
+	    tb_cs_of_index(np) >= 0)
+		return;
+	d = &tb_cs_real_comps[tb_cs_real.nr_comps];
+	memset(d, 0, sizeof(*d));
+	d->kind = kind;
+	if (kind == TB_CS_KIND_ETM) {
 		struct device_node *cpun = of_parse_phandle(np, "cpu", 0);
 		int cpu = cpun ? of_cpu_node_to_id(cpun) : -ENODEV;
 
 		of_node_put(cpun);
-		if (cpu < 0 || i >= n || of_address_to_resource(np, 0, &r))
-			continue;
-		tb_cs_real_etms[i].c.base = tb_cs_map(r.start);
-		if (!tb_cs_real_etms[i].c.base)
-			continue;
-		tb_cs_real_etms[i].c.dev = tb_cs_of_device(np);
-		tb_cs_real_etms[i].c.name = kasprintf(GFP_KERNEL, "%pOF", np);
-		tb_cs_real_etms[i].cpu = cpu;
-		tb_cs_real_etms[i].sink = 0;
-		i++;
+		if (cpu < 0)
+			return;		/* a CPU this kernel does not run */
+		d->cpu = cpu;
 	}
-	of_node_put(sink);
-	tb_cs_real.nr_etms = i;
-	tb_cs_real.nr_sinks = 1;
-	return i ? 0 : -ENODEV;
-none:
-	of_node_put(sink);
-	return -ENODEV;
+	if (kind != TB_CS_KIND_STATIC) {
+		if (of_address_to_resource(np, 0, &r))
+			return;
+		d->c.base = tb_cs_map(r.start);
+		if (!d->c.base)
+			return;
+	}
+	d->scatter_gather = of_property_read_bool(np, "arm,scatter-gather");
+	d->skip_power_up = of_property_read_bool(np, "qcom,skip-power-up");
+	d->max_burst_set = !of_property_read_u32(np, "arm,max-burst-size", &d->max_burst);
+	d->c.dev = tb_cs_of_device(np);
+	d->c.name = kasprintf(GFP_KERNEL, "%pOF", np);
+	tb_cs_of_nodes[tb_cs_real.nr_comps++] = of_node_get(np);
+}
+
+/*
+ * Device tree: every available ("status" not "disabled") ETMv4, funnel,
+ * replicator and TMC, and the ATB graph between them from their
+ * out-ports endpoints. Each ETM's path and sink are chosen at probe.
+ */
+static int tb_cs_discover_of(void)
+{
+	struct device_node *np;
+	unsigned int n = 0, i, t, max_conns;
+
+	for (t = 0; t < ARRAY_SIZE(tb_cs_of_kinds); t++)
+		for_each_compatible_node(np, NULL, tb_cs_of_kinds[t].compatible)
+			if (of_device_is_available(np))
+				n++;
+	if (!n)
+		return -ENODEV;
+	max_conns = n * TB_CS_MAX_PORTS;
+	tb_cs_real_comps = kcalloc(n, sizeof(*tb_cs_real_comps), GFP_KERNEL);
+	tb_cs_real_conns = kcalloc(max_conns, sizeof(*tb_cs_real_conns), GFP_KERNEL);
+	tb_cs_of_nodes = kcalloc(n, sizeof(*tb_cs_of_nodes), GFP_KERNEL);
+	if (!tb_cs_real_comps || !tb_cs_real_conns || !tb_cs_of_nodes) {
+		kfree(tb_cs_of_nodes);
+		tb_cs_of_nodes = NULL;
+		return -ENOMEM;
+	}
+	for (t = 0; t < ARRAY_SIZE(tb_cs_of_kinds); t++)
+		for_each_compatible_node(np, NULL, tb_cs_of_kinds[t].compatible)
+			tb_cs_of_add(np, tb_cs_of_kinds[t].kind, n);
+	for (i = 0; i < tb_cs_real.nr_comps; i++)
+		tb_cs_of_conns(i, max_conns);
+	for (i = 0; i < tb_cs_real.nr_comps; i++)
+		of_node_put(tb_cs_of_nodes[i]);
+	kfree(tb_cs_of_nodes);
+	tb_cs_of_nodes = NULL;
+	return tb_cs_real.nr_comps ? 0 : -ENODEV;
 }
 #else
 static int tb_cs_discover_of(void)
@@ -1279,28 +1729,44 @@ static int tb_cs_discover_of(void)
 }
 #endif
 
+/*
+ * Module parameters, for boards that describe nothing: each ETM at
+ * etm_base[cpu] wired straight to the TMC at sink_base (no links: give
+ * the firmware's description where there are funnels or replicators).
+ */
 static int tb_cs_discover_params(void)
 {
-	int i;
+	int i, n = 1;
 
 	if (!nr_etm_base || !sink_base)
 		return -ENODEV;
-	tb_cs_real_sinks = kcalloc(1, sizeof(*tb_cs_real_sinks), GFP_KERNEL);
-	tb_cs_real_etms = kcalloc(nr_etm_base, sizeof(*tb_cs_real_etms), GFP_KERNEL);
-	if (!tb_cs_real_sinks || !tb_cs_real_etms)
+	tb_cs_real_comps = kcalloc(nr_etm_base + 1, sizeof(*tb_cs_real_comps), GFP_KERNEL);
+	tb_cs_real_conns = kcalloc(nr_etm_base, sizeof(*tb_cs_real_conns), GFP_KERNEL);
+	if (!tb_cs_real_comps || !tb_cs_real_conns)
 		return -ENOMEM;
-	tb_cs_real_sinks[0].c.base = tb_cs_map(sink_base);
-	tb_cs_real_sinks[0].c.name = "sink_base";
-	tb_cs_real_sinks[0].scatter_gather = sink_sg;
-	if (!tb_cs_real_sinks[0].c.base)
+	tb_cs_real_comps[0].kind = TB_CS_KIND_TMC;
+	tb_cs_real_comps[0].c.base = tb_cs_map(sink_base);
+	tb_cs_real_comps[0].c.name = "sink_base";
+	tb_cs_real_comps[0].scatter_gather = sink_sg;
+	if (!tb_cs_real_comps[0].c.base)
 		return -ENOMEM;
 	for (i = 0; i < nr_etm_base && i < nr_cpu_ids; i++) {
-		tb_cs_real_etms[i].c.base = etm_base[i] ? tb_cs_map(etm_base[i]) : NULL;
-		tb_cs_real_etms[i].c.name = "etm_base";
-		tb_cs_real_etms[i].cpu = tb_cs_real_etms[i].c.base ? i : nr_cpu_ids;
+		struct tb_cs_desc *d = &tb_cs_real_comps[n];
+
+		if (!etm_base[i])
+			continue;
+		d->kind = TB_CS_KIND_ETM;
+		d->c.base = tb_cs_map(etm_base[i]);
+		if (!d->c.base)
+			continue;
+		d->c.name = "etm_base";
+		d->cpu = i;
+		tb_cs_real_conns[tb_cs_real.nr_conns++] = (struct tb_cs_conn){
+			.src = n, .dst = 0,
+		};
+		n++;
 	}
-	tb_cs_real.nr_etms = i;
-	tb_cs_real.nr_sinks = 1;
+	tb_cs_real.nr_comps = n;
 	return 0;
 }
 
@@ -1308,24 +1774,21 @@ static void tb_cs_real_free(void)
 {
 	unsigned int i;
 
-	for (i = 0; tb_cs_real_etms && i < tb_cs_real.nr_etms; i++) {
-		if (tb_cs_real_etms[i].c.base)
-			iounmap(tb_cs_real_etms[i].c.base);
-		put_device(tb_cs_real_etms[i].c.dev);
+	for (i = 0; tb_cs_real_comps && i < tb_cs_real.nr_comps; i++) {
+		struct tb_cs_desc *d = &tb_cs_real_comps[i];
+
+		if (d->c.base)
+			iounmap(d->c.base);
+		put_device(d->c.dev);
 		if (!nr_etm_base)
-			kfree(tb_cs_real_etms[i].c.name);
+			kfree(d->c.name);
 	}
-	if (tb_cs_real_sinks) {
-		if (tb_cs_real_sinks[0].c.base)
-			iounmap(tb_cs_real_sinks[0].c.base);
-		put_device(tb_cs_real_sinks[0].c.dev);
-		if (!nr_etm_base)
-			kfree(tb_cs_real_sinks[0].c.name);
-	}
-	kfree(tb_cs_real_etms);
-	kfree(tb_cs_real_sinks);
-	tb_cs_real_etms = NULL;
-	tb_cs_real_sinks = NULL;
+	if (tb_cs_real_comps && !tb_cs_real.nr_comps && tb_cs_real_comps[0].c.base)
+		iounmap(tb_cs_real_comps[0].c.base);
+	kfree(tb_cs_real_comps);
+	kfree(tb_cs_real_conns);
+	tb_cs_real_comps = NULL;
+	tb_cs_real_conns = NULL;
 	memset(&tb_cs_real, 0, sizeof(tb_cs_real));
 }
 
@@ -1341,8 +1804,8 @@ int tb_cs_init(void)
 	}
 	tb_cs_real.name = nr_etm_base ? "module parameters" : "device tree";
 	tb_cs_real.io = &tb_cs_mmio;
-	tb_cs_real.etms = tb_cs_real_etms;
-	tb_cs_real.sinks = tb_cs_real_sinks;
+	tb_cs_real.comps = tb_cs_real_comps;
+	tb_cs_real.conns = tb_cs_real_conns;
 	tb_cs_plat = &tb_cs_real;
 	return 0;
 }

@@ -13,6 +13,45 @@
 
 #include "cs_hw.h"
 
+struct tb_cs_dev;
+
+/*
+ * A link's programming (one file per type: cs_funnel.c, cs_replicator.c,
+ * and cs_tmc.c for an ETF in hardware FIFO mode), as the kernel's
+ * coresight-funnel.c, -replicator.c and -tmc-etf.c drivers do it. enable
+ * opens the way from slave port in to master port out for trace ID id;
+ * each keeps its own references (a port, an ID group, the FIFO) and
+ * touches the hardware only on the first enable and the last disable.
+ * Called under tb_cs_link_lock (cs_path.c), any CPU, never sleeps.
+ */
+struct tb_cs_link_ops {
+	const char *name;
+	void (*reset)(struct tb_cs_dev *d);	/* at probe, optional */
+	int (*enable)(struct tb_cs_dev *d, unsigned int in, unsigned int out, u8 id);
+	void (*disable)(struct tb_cs_dev *d, unsigned int in, unsigned int out, u8 id);
+};
+
+/* One component other than an ETM, as probed. */
+struct tb_cs_dev {
+	const struct tb_cs_io *io;
+	void __iomem *base;
+	struct device *dev;
+	const char *name;
+	enum tb_cs_kind kind;
+	const struct tb_cs_link_ops *link;	/* NULL: passes everything (static) */
+	int sink;			/* TMC: index into the sinks; -1 none */
+	/* References, under tb_cs_link_lock. */
+	unsigned int users;		/* ETF link: paths through it */
+	u16 in_users[TB_CS_MAX_PORTS];	/* funnel: per slave port */
+	u16 grp_users[2][8];		/* replicator: per master port, per ID group */
+};
+
+/* One link on an ETM's way to its sink: in through slave port in, out of master port out. */
+struct tb_cs_hop {
+	struct tb_cs_dev *d;
+	u8 in, out;
+};
+
 /* One ETM as probed. */
 struct tb_cs_etm {
 	const struct tb_cs_io *io;
@@ -20,8 +59,25 @@ struct tb_cs_etm {
 	const char *name;
 	unsigned int cpu;
 	unsigned int sink;
+	bool skip_power_up;		/* never touch TRCPDCR (qcom,skip-power-up) */
+	struct tb_cs_hop *path;		/* its links, source side first */
+	unsigned int nr_hops;
 	struct tracebuf_cs_caps caps;	/* ID registers, trace ID, sink */
 };
+
+/*
+ * cs_path.c: the way from an ETM to its sink, through the links, as
+ * coresight-core.c builds and walks it. Links are enabled from the sink
+ * towards the source before the ETM, and disabled from the source
+ * towards the sink after it (coresight_enable_path(),
+ * coresight_disable_path()). Any CPU, interrupts off allowed.
+ */
+int tb_cs_path_enable(struct tb_cs_etm *e);
+void tb_cs_path_disable(struct tb_cs_etm *e);
+void tb_cs_link_reset(struct tb_cs_dev *d);
+extern const struct tb_cs_link_ops tb_cs_funnel_ops;
+extern const struct tb_cs_link_ops tb_cs_replicator_ops;
+extern const struct tb_cs_link_ops tb_cs_etf_link_ops;
 
 /* How every ETM of a session is programmed (coresight.c, cfg_apply). */
 struct tb_cs_prog {
@@ -62,9 +118,12 @@ struct tb_cs_sink {
 	 * of the buffer.
 	 */
 	bool save_restore;
+	bool max_burst_set;
+	u32 max_burst;			/* ETR: AXICTL.WrBurstLen (arm,max-burst-size) */
 	u64 sram_size;			/* ETB/ETF: bytes */
 	unsigned int nr_etms;		/* ETMs feeding it */
 	bool present;
+	bool link;			/* ETF: a link on some ETM's path */
 };
 
 /* cs_tmc.c: any CPU, never sleeps; -ETIMEDOUT on a bounded wait. */
@@ -83,6 +142,7 @@ void tb_cs_unlock(const struct tb_cs_io *io, void __iomem *base);
 void tb_cs_lock(const struct tb_cs_io *io, void __iomem *base);
 int tb_cs_claim(const struct tb_cs_io *io, void __iomem *base);
 void tb_cs_disclaim(const struct tb_cs_io *io, void __iomem *base);
+bool tb_cs_clear_stale_claim(const struct tb_cs_io *io, void __iomem *base);
 /* Poll reg until (val & mask) == want: 100 polls 1 us apart. */
 int tb_cs_wait(const struct tb_cs_io *io, void __iomem *base, u32 reg,
 	       u32 mask, u32 want);

@@ -12,7 +12,9 @@
  * MMIO reaches a trace unit from any CPU; the unit stays powered while PU
  * is set. The only step bound to the traced CPU is the OS unlock of a
  * unit whose OS lock is the PE's (OSLM 0b100, OSLAR_EL1): done where it
- * must be done, refused (-EAGAIN) elsewhere.
+ * must be done, refused (-EAGAIN) elsewhere. Probing runs on the traced
+ * CPU (coresight.c), and releases the OS lock before reading the ID
+ * registers, as etm4_init_arch_data() does.
  */
 #include <linux/bitfield.h>
 #include <linux/delay.h>
@@ -59,6 +61,21 @@ int tb_cs_claim(const struct tb_cs_io *io, void __iomem *base)
 void tb_cs_disclaim(const struct tb_cs_io *io, void __iomem *base)
 {
 	io->write(base, TB_CS_CLAIMCLR, TB_CS_CLAIM_SELF_HOSTED);
+}
+
+/*
+ * At probe, unlocked: a self-hosted claim tag is stale (no self-hosted
+ * software in this kernel holds the component yet: one bound to another
+ * driver was refused before). Clear it, rather than be -EBUSY until the
+ * next reset as 6.1's and 6.12's coresight_claim_device() would be.
+ * True if it was set.
+ */
+bool tb_cs_clear_stale_claim(const struct tb_cs_io *io, void __iomem *base)
+{
+	if (!(io->read(base, TB_CS_CLAIMCLR) & TB_CS_CLAIM_SELF_HOSTED))
+		return false;
+	io->write(base, TB_CS_CLAIMCLR, TB_CS_CLAIM_SELF_HOSTED);
+	return true;
 }
 
 int tb_cs_wait(const struct tb_cs_io *io, void __iomem *base, u32 reg,
@@ -108,6 +125,13 @@ int tb_etm_probe(struct tb_cs_etm *e)
 	u32 *idr = e->caps.trcidr;
 
 	tb_cs_unlock(e->io, e->base);
+	if (tb_cs_clear_stale_claim(e->io, e->base))
+		pr_info("tracebuf: coresight: %s: stale self-hosted claim tag cleared\n", e->name);
+	/* The ID registers read as UNKNOWN while the OS lock is set. */
+	if (tb_etm_os_unlock(e)) {
+		tb_cs_lock(e->io, e->base);
+		return -EAGAIN;
+	}
 	for (i = 0; i < TB_ETM_NR_IDR; i++)
 		idr[i] = e->io->read(e->base, tb_etm_idr_off(i));
 	e->caps.trcdevarch = e->io->read(e->base, TB_CS_DEVARCH);
@@ -123,10 +147,21 @@ int tb_etm_probe(struct tb_cs_etm *e)
 	return 0;
 }
 
+/*
+ * The Secure ELs this unit implements (TRCIDR3.EXLEVEL_S), all excluded:
+ * the bits of unimplemented ones are RES0 (IHI0064, TRCVICTLR), so the
+ * kernel writes exactly these (etm4_get_access_type(): s_ex_level).
+ */
+static u32 tb_etm_exlevel_s(const struct tb_cs_etm *e)
+{
+	return FIELD_GET(TB_ETM_IDR3_EXLEVEL_S, e->caps.trcidr[3]);
+}
+
 static void tb_etm_program(struct tb_cs_etm *e, const struct tb_cs_prog *p)
 {
 	const struct tb_cs_io *io = e->io;
 	void __iomem *b = e->base;
+	u32 exs = tb_etm_exlevel_s(e);
 	unsigned int i;
 
 	io->write(b, TB_ETM_TRCPROCSELR, 0);
@@ -142,7 +177,8 @@ static void tb_etm_program(struct tb_cs_etm *e, const struct tb_cs_prog *p)
 	io->write(b, TB_ETM_TRCCCCTLR, p->ccctlr);
 	io->write(b, TB_ETM_TRCBBCTLR, p->bbctlr);
 	io->write(b, TB_ETM_TRCTRACEIDR, e->caps.trace_id);
-	io->write(b, TB_ETM_TRCVICTLR, p->victlr);
+	io->write(b, TB_ETM_TRCVICTLR, (p->victlr & ~TB_ETM_VICTLR_EXLEVEL_S_MASK) |
+		  (exs << TB_ETM_VICTLR_EXLEVEL_S_SHIFT));
 	io->write(b, TB_ETM_TRCVIIECTLR, p->viiectlr);
 	io->write(b, TB_ETM_TRCVISSCTLR, p->vissctlr);
 	if (FIELD_GET(TB_ETM_IDR5_NUMCNTR, e->caps.trcidr[5])) {
@@ -155,7 +191,9 @@ static void tb_etm_program(struct tb_cs_etm *e, const struct tb_cs_prog *p)
 	for (i = 0; i < p->nr_ac; i++) {
 		io->write(b, TB_ETM_TRCACVR(i), lower_32_bits(p->acvr[i]));
 		io->write(b, TB_ETM_TRCACVR(i) + 4, upper_32_bits(p->acvr[i]));
-		io->write(b, TB_ETM_TRCACATR(i), lower_32_bits(p->acatr[i]));
+		io->write(b, TB_ETM_TRCACATR(i), (lower_32_bits(p->acatr[i]) &
+						  ~TB_ETM_ACATR_EXLEVEL_S_MASK) |
+			  (exs << TB_ETM_ACATR_EXLEVEL_S_SHIFT));
 		io->write(b, TB_ETM_TRCACATR(i) + 4, upper_32_bits(p->acatr[i]));
 	}
 }
@@ -179,12 +217,15 @@ int tb_etm_enable(struct tb_cs_etm *e, const struct tb_cs_prog *p)
 	if (ret)
 		goto disclaim;
 	tb_etm_program(e, p);
-	io->write(b, TB_ETM_TRCPDCR, io->read(b, TB_ETM_TRCPDCR) | TB_ETM_PDCR_PU);
+	/* Keep the unit powered while it traces, unless TRCPDCR is out of reach. */
+	if (!e->skip_power_up)
+		io->write(b, TB_ETM_TRCPDCR, io->read(b, TB_ETM_TRCPDCR) | TB_ETM_PDCR_PU);
 	mb();	/* every programming write lands before the enable */
 	io->write(b, TB_ETM_TRCPRGCTLR, TB_ETM_PRGCTLR_EN);
 	ret = tb_cs_wait(io, b, TB_ETM_TRCSTATR, TB_ETM_STATR_IDLE, 0);
 	if (ret) {
-		io->write(b, TB_ETM_TRCPDCR, io->read(b, TB_ETM_TRCPDCR) & ~TB_ETM_PDCR_PU);
+		if (!e->skip_power_up)
+			io->write(b, TB_ETM_TRCPDCR, io->read(b, TB_ETM_TRCPDCR) & ~TB_ETM_PDCR_PU);
 		io->write(b, TB_ETM_TRCPRGCTLR, 0);
 		goto disclaim;
 	}
@@ -206,7 +247,8 @@ int tb_etm_disable(struct tb_cs_etm *e)
 	int ret;
 
 	tb_cs_unlock(io, b);
-	io->write(b, TB_ETM_TRCPDCR, io->read(b, TB_ETM_TRCPDCR) & ~TB_ETM_PDCR_PU);
+	if (!e->skip_power_up)
+		io->write(b, TB_ETM_TRCPDCR, io->read(b, TB_ETM_TRCPDCR) & ~TB_ETM_PDCR_PU);
 	dsb(sy);
 	isb();
 	io->write(b, TB_ETM_TRCPRGCTLR, 0);

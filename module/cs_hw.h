@@ -8,7 +8,7 @@
  * The backend (coresight.c, cs_etm.c, cs_tmc.c) reaches the hardware only
  * through struct tb_cs_io. On a real machine that is readl_relaxed() /
  * writel_relaxed() on an ioremap()ed component; a register-level emulator
- * (tests/modules/tb_csemu.c) registers its own accessors and components.
+ * (tb_csemu, tests/modules/csemu_*.c) registers its own accessors and components.
  * Nothing else differs between the two.
  */
 #ifndef _TRACEBUF_CS_HW_H
@@ -117,6 +117,7 @@ static inline u32 tb_etm_idr_off(unsigned int n)
 #define TB_ETM_VICTLR_TRCRESET		BIT(10)
 #define TB_ETM_VICTLR_TRCERR		BIT(11)
 #define TB_ETM_VICTLR_EXLEVEL_S_SHIFT	16	/* [19:16] exclude Secure EL0..3 */
+#define TB_ETM_VICTLR_EXLEVEL_S_MASK	GENMASK(19, 16)
 #define TB_ETM_VICTLR_EXLEVEL_NS_SHIFT	20	/* [23:20] exclude Non-secure EL0..3 */
 #define TB_ETM_VICTLR_EXLEVEL_NS(el)	BIT(20 + (el))
 #define TB_ETM_VICTLR_EXLEVEL_S(el)	BIT(16 + (el))
@@ -127,6 +128,7 @@ static inline u32 tb_etm_idr_off(unsigned int n)
 
 /* TRCACATRn: TYPE [1:0] 0 = instruction address; EXLEVEL_NS [14:12] */
 #define TB_ETM_ACATR_EXLEVEL_S_SHIFT	8
+#define TB_ETM_ACATR_EXLEVEL_S_MASK	GENMASK(11, 8)
 #define TB_ETM_ACATR_EXLEVEL_NS_SHIFT	12
 
 /* TRCRSCTLRn: GROUP [19:16], SELECT [15:0]; group 2 = counter at zero */
@@ -212,9 +214,12 @@ static inline u32 tb_etm_idr_off(unsigned int n)
 #define TB_TMC_MODE_SWFIFO		1
 #define TB_TMC_MODE_HWFIFO		2
 #define TB_TMC_AXICTL_PROT_CTL_B1	BIT(1)
-#define TB_TMC_AXICTL_CACHE		(0xf << 2)
+#define TB_TMC_AXICTL_CACHE		(0xf << 2)	/* AXCACHE (SoC-600: WCACHE) */
 #define TB_TMC_AXICTL_SG		BIT(7)	/* scatter-gather mode */
-#define TB_TMC_AXICTL_BURST_16		(0xf << 8)
+#define TB_TMC_AXICTL_WR_BURST(n)	(((n) & 0xf) << 8)
+#define TB_TMC_AXICTL_BURST_16		0xf	/* WrBurstLen: 16 transfers */
+#define TB_TMC_AXICTL_CLEAR_MASK	0xfbf	/* the fields above (bit 6 reserved) */
+#define TB_TMC_AXICTL_ARCACHE		(0xf << 16)	/* SoC-600: RCACHE */
 #define TB_TMC_FFSR_FLINPROG		BIT(0)
 #define TB_TMC_FFSR_FTSTOPPED		BIT(1)
 #define TB_TMC_FFCR_ENFT		BIT(0)	/* formatter on */
@@ -227,6 +232,8 @@ static inline u32 tb_etm_idr_off(unsigned int n)
 #define TB_TMC_DEVID_CONFIG_TYPE	GENMASK(7, 6)	/* TRACEBUF_CS_SINK_* */
 #define TB_TMC_DEVID_MEMWIDTH		GENMASK(10, 8)
 #define TB_TMC_DEVID_NOSCAT		BIT(24)	/* no scatter-gather */
+#define TB_TMC_DEVID_AXIAW_VALID	BIT(16)
+#define TB_TMC_DEVID_AXIAW		GENMASK(22, 17)	/* AXI address width */
 /* PIDR0[7:0] | PIDR1[3:0] << 8: the part number */
 #define TB_CS_PART_SOC600_ETR		0x9e8	/* keeps RWP/Full while disabled */
 
@@ -254,33 +261,59 @@ struct tb_cs_io {
 struct tb_cs_component {
 	void __iomem *base;
 	struct device *dev;
-	const char *name;		/* for messages: DT node, "etm0", ... */
+	const char *name;		/* for messages and sink=: DT node, "etm0", ... */
 };
 
-struct tb_cs_etm_desc {
-	struct tb_cs_component c;
-	unsigned int cpu;		/* the CPU it traces */
-	unsigned int sink;		/* index into the sinks its trace reaches */
+/* Programmable ATB links (CoreSight SoC-400 TRM, DDI0480) */
+#define TB_CS_FUNNEL_FUNCTL		0x000
+#define TB_CS_FUNNEL_PRICTL		0x004
+#define TB_CS_FUNNEL_ENS_MASK		GENMASK(7, 0)	/* EnS<n>: slave port n */
+#define TB_CS_FUNNEL_HOLDTIME_MASK	GENMASK(11, 8)
+#define TB_CS_FUNNEL_HOLDTIME		(0x7 << 8)	/* as coresight-funnel.c */
+#define TB_CS_REPL_IDFILTER(n)		(0x000 + 4 * (n))	/* master port n */
+#define TB_CS_REPL_FILTER_ALL		0xff	/* bit g: IDs 0xg0..0xgf blocked */
+#define TB_CS_MAX_PORTS			8
+
+/* What a component is, as the firmware describes it. */
+enum tb_cs_kind {
+	TB_CS_KIND_ETM,			/* ETMv4 trace unit: a source */
+	TB_CS_KIND_FUNNEL,		/* programmable funnel (FUNCTL) */
+	TB_CS_KIND_REPLICATOR,		/* programmable replicator (IDFILTERn) */
+	TB_CS_KIND_STATIC,		/* static funnel or replicator: no registers */
+	TB_CS_KIND_TMC,			/* ETR, ETB or ETF (a sink, or a link in HW FIFO mode) */
 };
 
-struct tb_cs_sink_desc {
+struct tb_cs_desc {
 	struct tb_cs_component c;
-	bool scatter_gather;		/* firmware allows SG (arm,scatter-gather) */
+	enum tb_cs_kind kind;
+	unsigned int cpu;		/* ETM: the CPU it traces */
+	bool skip_power_up;		/* ETM: qcom,skip-power-up: TRCPDCR not accessible */
+	bool scatter_gather;		/* TMC: firmware allows SG (arm,scatter-gather) */
+	bool max_burst_set;		/* TMC: arm,max-burst-size given: */
+	u32 max_burst;			/* AXICTL.WrBurstLen, 0..15 (else 15) */
+};
+
+/* One ATB connection: master port src_port of src to slave port dst_port of dst. */
+struct tb_cs_conn {
+	u16 src, src_port;		/* indices into tb_cs_platform.comps */
+	u16 dst, dst_port;
 };
 
 /*
- * A platform: the components and who feeds whom. Discovery (DT, ACPI,
- * module parameters) builds one with MMIO accessors; an emulator
- * registers its own.
+ * A platform: the components and the ATB graph between them, as the
+ * firmware describes them (DT in-ports/out-ports endpoints). Discovery
+ * (DT, module parameters) builds one with MMIO accessors; an emulator
+ * registers its own. The backend builds each ETM's path to its sink from
+ * it (cs_path.c).
  */
 struct tb_cs_platform {
 	const char *name;
 	struct module *owner;		/* pinned while a session uses it */
 	const struct tb_cs_io *io;
-	unsigned int nr_etms;
-	const struct tb_cs_etm_desc *etms;
-	unsigned int nr_sinks;
-	const struct tb_cs_sink_desc *sinks;
+	unsigned int nr_comps;
+	const struct tb_cs_desc *comps;
+	unsigned int nr_conns;
+	const struct tb_cs_conn *conns;
 };
 
 /*

@@ -830,7 +830,8 @@ static void tb_pt_pmi_settle(struct tb_pt_cpu *pc)
 static void tb_pt_fail(struct tb_session *s, struct tb_pt_cpu *pc, unsigned int cpu,
 		       const char *why)
 {
-	pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: %s; tracing stopped\n", cpu, why);
+	/* Deferred: a task session stops from the scheduler (task.c). */
+	tb_warn_deferred_ratelimited("tracebuf: intel_pt: cpu%u: %s; tracing stopped\n", cpu, why);
 	tb_pt_release(pc);
 	pc->stalled = false;
 	tb_pt_pmi_settle(pc);
@@ -976,7 +977,7 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 	 * perf's intel_pt is kept off this CPU by our claim (pt_claim.c),
 	 * lost if perf took the unit while the CPU was offline.
 	 */
-	if (!tb_pt_claim_held(s, cpu))
+	if (!s->task && !tb_pt_claim_held(s, cpu))
 		return -EBUSY;
 	/* Never fight another owner (a tool outside perf, a debugger). */
 	if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl))
@@ -985,8 +986,9 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 		return -EBUSY;
 	/* SDM vol. 3D, A.6: TraceEn cannot be set in VMX operation here. */
 	if (tb_pt_vmx_blocked(pc)) {
-		pr_info_ratelimited("tracebuf: intel_pt: cpu%u: in VMX operation (a hypervisor such as KVM runs), where this CPU cannot trace (IA32_VMX_MISC[14] clear): refused\n",
-				    cpu);
+		/* Deferred: a task session starts from the scheduler (task.c). */
+		tb_warn_deferred_ratelimited("tracebuf: intel_pt: cpu%u: in VMX operation (a hypervisor such as KVM runs), where this CPU cannot trace (IA32_VMX_MISC[14] clear): refused\n",
+					     cpu);
 		return -EOPNOTSUPP;
 	}
 	pc->vmx_wait = false;
@@ -1043,15 +1045,21 @@ static void tb_pt_stop(struct tb_session *s, unsigned int cpu)
 	WRITE_ONCE(pc->s, NULL);
 }
 
-/* The unit of the session's CPU, against perf's intel_pt (pt_claim.c). */
+/*
+ * The unit of the session's CPU, against perf's intel_pt (pt_claim.c). A
+ * task session (TARGET_TASK) claims nothing yet: it keeps the TraceEn
+ * checks (a disabled per-task intel_pt event on its processes would be
+ * its claim).
+ */
 static int tb_pt_claim_session(struct tb_session *s)
 {
-	return tb_pt_claim(s, cpumask_first(s->cpus));
+	return s->task ? 0 : tb_pt_claim(s, cpumask_first(s->cpus));
 }
 
 static void tb_pt_unclaim_session(struct tb_session *s)
 {
-	tb_pt_unclaim(s, cpumask_first(s->cpus));
+	if (!s->task)
+		tb_pt_unclaim(s, cpumask_first(s->cpus));
 }
 
 /* --- the PMI ------------------------------------------------------------ */
@@ -1155,7 +1163,7 @@ static const struct tb_cfg_key tb_pt_keys[TB_PT_NR_KEYS] = {
 		"trace branches: TNT, TIP, FUP (BranchEn)" },
 	[TB_PT_K_USER] = { "user", TB_CFG_BOOL, 0, 0, 1, 0, 1,
 		"trace user mode, CPL > 0 (USR)" },
-	[TB_PT_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV, 0, 1, 0, 0,
+	[TB_PT_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV | TB_CFG_F_KERNEL, 0, 1, 0, 0,
 		"trace kernel mode, CPL 0 (OS); needs CAP_PERFMON" },
 	[TB_PT_K_TSC] = { "tsc", TB_CFG_BOOL, 0, 0, 1, 0, 1,
 		"TSC packets (TSCEn)" },

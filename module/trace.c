@@ -34,6 +34,16 @@
  * A CPU going offline and online is the backend's business (its own
  * hotplug state, ahead of the sessions').
  *
+ * A task session (TARGET_TASK, task.c) is started and stopped on each of
+ * its CPUs by the scheduler's tracepoints as its threads come and go
+ * (tb_trace_task_in/out, under the runqueue lock: runqueue lock ->
+ * s->trace_lock), and by the IPIs above for the thread current at that
+ * moment. tr_active then says on which CPUs a traced thread runs with the
+ * hardware on; every stop writes that thread's SWITCH OUT record, every
+ * start its IN record first. Such starts come outside cpus_read_lock(),
+ * but never on a CPU that is not active (task.c), so still never on a CPU
+ * whose teardown callback has run.
+ *
  * The drain timer: a pinned hard hrtimer on the session's first active
  * CPU, every tb_drain_ms. It publishes whatever the hardware wrote (so a
  * lost PMI never loses data), detects collisions, and restarts a ring that
@@ -95,18 +105,30 @@ static enum hrtimer_restart tb_drain_timer_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-/* On cpu, interrupts off, s->trace_lock held. */
+/*
+ * On cpu, interrupts off, s->trace_lock held. A task session (task.c)
+ * starts only for a thread it traces, after that thread's IN record.
+ */
 static int tb_trace_start_here(struct tb_session *s, unsigned int cpu)
 {
+	struct tracebuf_wr in;
 	int ret;
 
 	lockdep_assert_held(&s->trace_lock);
-	if (!s->tr_enabled || s->tr_error || !s->aux ||
+	if (!s->tr_enabled || s->tr_error || s->tr_hold || !s->aux ||
 	    cpumask_test_cpu(cpu, s->tr_active))
 		return 0;
 	if (READ_ONCE(tb_going_down))
 		return -ESHUTDOWN;
+	if (s->task && !tb_task_switch_in(s, cpu, &in))
+		return 0;
 	ret = s->backend->start(s, cpu);
+	if (s->task) {
+		tb_task_switch_in_done(s, cpu, &in, ret);
+		/* Another owner holds the unit: this run goes untraced (BUSY). */
+		if (ret == -EBUSY)
+			return 0;
+	}
 	if (ret)
 		return ret;
 	cpumask_set_cpu(cpu, s->tr_active);
@@ -118,16 +140,23 @@ static int tb_trace_start_here(struct tb_session *s, unsigned int cpu)
 	return 0;
 }
 
+/* Stop and publish on this CPU; a task session says where its thread ended. */
+static void tb_trace_stop_cpu(struct tb_session *s, unsigned int cpu)
+{
+	s->backend->stop(s, cpu);
+	cpumask_clear_cpu(cpu, s->tr_active);
+	if (s->task)
+		tb_task_switch_out(s, cpu);
+}
+
 /* On cpu, interrupts off, s->trace_lock held. */
 static void tb_trace_stop_here(struct tb_session *s, unsigned int cpu)
 {
 	lockdep_assert_held(&s->trace_lock);
 	if (!s->backend)
 		return;		/* a data-ring-only session never started */
-	if (cpumask_test_cpu(cpu, s->tr_active)) {
-		s->backend->stop(s, cpu);
-		cpumask_clear_cpu(cpu, s->tr_active);
-	}
+	if (cpumask_test_cpu(cpu, s->tr_active))
+		tb_trace_stop_cpu(s, cpu);
 	/*
 	 * A backend that drains from any CPU keeps its timer while other
 	 * CPUs trace; if this CPU goes offline, the hotplug core migrates
@@ -188,10 +217,11 @@ static void tb_trace_on_cpus(const struct cpumask *cpus, smp_call_func_t fn,
 /*
  * Under s->lock. Stops every CPU, publishing; idempotent, and a no-op for
  * a session without a backend. It needs no cpus_read_lock() (the last
- * AUX munmap calls it under mmap_lock): every start runs under that lock
- * or in the startup callback, and tr_enabled is clear before the first
- * stop IPI, so a CPU this loop cannot reach is offline, and its teardown
- * callback stopped it before it left the online mask.
+ * AUX munmap calls it under mmap_lock): every start runs under that lock,
+ * in the startup callback, or (task sessions) on an active CPU, and
+ * tr_enabled is clear before the first stop IPI, so a CPU this loop
+ * cannot reach is offline, and its teardown callback stopped it before it
+ * left the online mask.
  */
 void tb_trace_disable(struct tb_session *s)
 {
@@ -434,6 +464,8 @@ void tb_trace_error(struct tb_session *s, unsigned int cpu)
 {
 	lockdep_assert_held(&s->trace_lock);
 	cpumask_clear_cpu(cpu, s->tr_active);
+	if (s->task)
+		tb_task_switch_out(s, cpu);
 	s->tr_error = true;
 	/* ENABLED means tracing: it drops with the last CPU (EPOLLERR stays). */
 	if (cpumask_empty(s->tr_active))
@@ -463,6 +495,33 @@ void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu)
 	if (ret)
 		tb_trace_error(s, cpu);
 	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+}
+
+/*
+ * A task session's thread is about to run on this CPU (task.c: the
+ * sched_switch and exec probes), interrupts off: start for it. A failure
+ * other than a busy unit puts the session in the error state, as a
+ * failed restart does.
+ */
+void tb_trace_task_in(struct tb_session *s, unsigned int cpu)
+{
+	int ret;
+
+	raw_spin_lock(&s->trace_lock);	/* interrupts are off */
+	ret = tb_trace_start_here(s, cpu);
+	if (ret && ret != -ESHUTDOWN) {
+		s->tr_error = true;
+		tb_ring_kick(s->ring);
+	}
+	raw_spin_unlock(&s->trace_lock);
+}
+
+/* The thread the hardware runs for leaves this CPU (task.c), interrupts off. */
+void tb_trace_task_out(struct tb_session *s, unsigned int cpu)
+{
+	raw_spin_lock(&s->trace_lock);	/* interrupts are off */
+	tb_trace_stop_here(s, cpu);
+	raw_spin_unlock(&s->trace_lock);
 }
 
 struct tb_restart_call {
@@ -514,8 +573,7 @@ static void tb_trace_restart_ipi(void *arg)
 
 	raw_spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
 	if (cpumask_test_cpu(cpu, s->tr_active)) {
-		s->backend->stop(s, cpu);
-		cpumask_clear_cpu(cpu, s->tr_active);
+		tb_trace_stop_cpu(s, cpu);
 		tb_trace_between(c);
 		/*
 		 * Same IPI, same lock: no other session can take this CPU's
@@ -537,8 +595,7 @@ static void tb_trace_pause_ipi(void *arg)
 
 	raw_spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
 	if (cpumask_test_cpu(cpu, s->tr_active)) {
-		s->backend->stop(s, cpu);
-		cpumask_clear_cpu(cpu, s->tr_active);
+		tb_trace_stop_cpu(s, cpu);
 		cpumask_set_cpu(cpu, c->stopped);
 	}
 	raw_spin_unlock(&s->trace_lock);
@@ -566,6 +623,20 @@ static void tb_trace_between_locked(struct tb_restart_call *c)
 	raw_spin_lock_irqsave(&c->s->trace_lock, flags);
 	tb_trace_between(c);
 	raw_spin_unlock_irqrestore(&c->s->trace_lock, flags);
+}
+
+/*
+ * A task session's threads start on their own (task.c): hold them off
+ * while a reconfiguration has some CPUs stopped, so none runs the old
+ * configuration after the CONFIG record.
+ */
+static void tb_trace_hold(struct tb_session *s, bool hold)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	s->tr_hold = hold;
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 }
 
 /*
@@ -617,9 +688,15 @@ int tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
 		return tb_trace_restart_one(&c);
 	if (!zalloc_cpumask_var(&c.stopped, GFP_KERNEL))
 		return -ENOMEM;
+	tb_trace_hold(s, true);
 	tb_trace_on_cpus(s->cpus, tb_trace_pause_ipi, &c, NULL);
 	tb_trace_between_locked(&c);
-	tb_trace_on_cpus(c.stopped, tb_trace_resume_ipi, &c, NULL);
+	tb_trace_hold(s, false);
+	/*
+	 * A task session's threads may have moved meanwhile (and no thread
+	 * started: tr_hold): each CPU starts for whatever runs there now.
+	 */
+	tb_trace_on_cpus(s->task ? s->cpus : c.stopped, tb_trace_resume_ipi, &c, NULL);
 	free_cpumask_var(c.stopped);
 	return c.ret;
 }

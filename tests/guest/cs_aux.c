@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CoreSight backend against the ETM/TMC emulator (tests/modules/
- * tb_csemu.c, arm64): discovery and GET_CAPS, every CPU through one
+ * csemu_*.c, arm64): discovery and GET_CAPS, every CPU through one
  * shared ETR (scatter-gather), the enable/disable order the emulator
  * recorded, exact byte accounting (what the sink wrote = what was
  * published + what was reported lost), no-overwrite pauses and overruns,
@@ -10,6 +10,7 @@
  * and refusal of a sink another driver owns. On x86_64 the backend is
  * simply absent.
  */
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "ptcap.h"
@@ -333,6 +334,11 @@ static void test_config(void)
 	TBT_CHECK(etm_reg(0, "TRCVIIECTLR") == 1, "TRCVIIECTLR %#llx", etm_reg(0, "TRCVIIECTLR"));
 	TBT_CHECK(etm_reg(0, "TRCACVR0") == 0x1000 && etm_reg(0, "TRCACVR1") == 0x2000,
 		  "address comparators");
+	/* Exactly the Secure ELs TRCIDR3 lists (0xb) excluded: the others are RES0. */
+	TBT_CHECK((etm_reg(0, "TRCVICTLR") >> 16 & 0xf) == 0xb &&
+		  (etm_reg(0, "TRCACATR0") >> 8 & 0xf) == 0xb,
+		  "EXLEVEL_S from TRCIDR3: TRCVICTLR %#llx TRCACATR0 %#llx",
+		  etm_reg(0, "TRCVICTLR"), etm_reg(0, "TRCACATR0"));
 	/* A change while tracing: stop, publish, CONFIG and ETM records, restart. */
 	x.etms = 0;
 	cfg_expect(&x, "user=1,kernel=0,cycacc=0", 0);
@@ -610,6 +616,454 @@ static void test_unread(void)
 	sess_close(&x);
 }
 
+/*
+ * etmN/burst: n bytes of CPU cpu's trace at once (tb_csemu), retried
+ * while a drain cycle has the ETM off. 0 once written.
+ */
+static int burst(int cpu, unsigned long n)
+{
+	char path[128], val[32];
+	int i;
+
+	snprintf(path, sizeof(path), CSEMU "/etm%d/burst", cpu);
+	snprintf(val, sizeof(val), "%lu", n);
+	for (i = 0; i < 500; i++) {
+		if (write_file(path, val) == 0)
+			return 0;
+		msleep(2);
+	}
+	return -1;
+}
+
+/* Peek every record; shadow what is published; release nothing. */
+static void hold(struct sess *x, unsigned char *shadow, uint64_t size)
+{
+	const struct tracebuf_record *r;
+	uint64_t o;
+
+	while ((r = tracebuf_peek(&x->s)) != NULL) {
+		if (r->hdr.type == TRACEBUF_REC_AUX) {
+			const struct tracebuf_rec_aux *a = (const void *)r;
+
+			TBT_CHECK(a->aux_offset == x->next, "span at %llu, expected %llu",
+				  (unsigned long long)a->aux_offset,
+				  (unsigned long long)x->next);
+			for (o = a->aux_offset; o < a->aux_offset + a->aux_size; o++)
+				shadow[o & (size - 1)] = x->aux[o & (size - 1)];
+			x->next = a->aux_offset + a->aux_size;
+			x->published += a->aux_size;
+			x->spans++;
+			if (a->flags & TRACEBUF_AUX_F_TRUNCATED)
+				x->truncated++;
+		} else if (r->hdr.type == TRACEBUF_REC_LOST) {
+			x->lost += ((const struct tracebuf_rec_lost *)r)->count;
+		}
+		tracebuf_advance(&x->s, r);
+	}
+}
+
+/*
+ * Issue 15 item 7, deterministically: the sink writes more than the free
+ * space within one drain period while the consumer holds unread bytes.
+ * With the emulator's rate at 0 only etmN/burst writes trace: a first
+ * burst is published and left unread, a second (larger than what is
+ * free) lands between two drains. The unread bytes must not change, and
+ * the overrun must be a TRUNCATED span behind a LOST(AUX_OVERRUN) record
+ * counting at least what did not fit. (Before the ETR's buffer was
+ * limited to the free space, the second burst wrapped over the unread
+ * bytes with no record: cs_small's out-of-order capture.)
+ */
+static void test_burst(void)
+{
+	static const char *const p[] = { "rate=0", NULL };
+	static unsigned char shadow[256 * 1024];
+	const uint64_t size = sizeof(shadow);
+	unsigned long long changed = 0, b0, b1, e0, e1;
+	struct sess x;
+	uint64_t o, free1;
+	int i;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu rate=0");
+	b0 = sink_bytes(0);
+	TBT_CHECK(cs_open(&x, 3, size, 0, 0) == 0, "burst session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "burst enable");
+	e0 = cs_stat("etm0", "burst_bytes");
+	TBT_CHECK(burst(0, 64 * 1024) == 0, "first burst");
+	e1 = cs_stat("etm0", "burst_bytes");
+	TBT_CHECK(e1 - e0 >= 64 * 1024, "the first burst wrote %llu", e1 - e0);
+	/* Published (and kept unread): every byte of the burst is in a span. */
+	for (i = 0; i < 500 && x.published < e1 - e0; i++) {
+		tracebuf_wait(&x.s, 10);
+		hold(&x, shadow, size);
+	}
+	TBT_CHECK(x.published >= e1 - e0 && !x.truncated && !x.lost,
+		  "first burst published: %llu of %llu, %llu truncated, %llu lost",
+		  (unsigned long long)x.published, e1 - e0,
+		  (unsigned long long)x.truncated, (unsigned long long)x.lost);
+	free1 = size - x.published;
+	/* More than is free, in one drain period. */
+	e0 = cs_stat("etm1", "burst_bytes");
+	TBT_CHECK(burst(1, free1 + 64 * 1024) == 0, "second burst");
+	e1 = cs_stat("etm1", "burst_bytes");
+	for (i = 0; i < 500 && !x.truncated; i++) {
+		tracebuf_wait(&x.s, 10);
+		hold(&x, shadow, size);
+	}
+	for (o = 0; o < x.next && o < size; o++)
+		if (x.aux[o & (size - 1)] != shadow[o & (size - 1)])
+			changed++;
+	TBT_CHECK(changed == 0, "burst: %llu unread bytes changed under the consumer", changed);
+	TBT_CHECK(x.truncated >= 1, "burst: a TRUNCATED span (%llu)",
+		  (unsigned long long)x.truncated);
+	TBT_CHECK(x.lost >= e1 - e0 - free1, "burst: lost %llu >= %llu written - %llu free",
+		  (unsigned long long)x.lost, e1 - e0, (unsigned long long)free1);
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "burst disable");
+	x.aux_tail = x.next;
+	tracebuf_smp_store_release(&x.s.ctl->aux_tail, x.aux_tail);
+	consume(&x);
+	b1 = sink_bytes(0);
+	TBT_CHECK(b1 - b0 + x.s.ctl->aux_padding >= x.published + x.lost,
+		  "burst: sink %llu + padding %llu >= published %llu + lost %llu", b1 - b0,
+		  (unsigned long long)x.s.ctl->aux_padding, (unsigned long long)x.published,
+		  (unsigned long long)x.lost);
+	TBT_CHECK(total_violations() == 0, "burst: violations");
+	sess_close(&x);
+}
+
+static unsigned long long emu_total(const char *file)
+{
+	unsigned long long v = ~0ULL;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), CSEMU "/%s", file);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = ~0ULL;
+		fclose(f);
+	}
+	return v;
+}
+
+/* An emulated SoC: its topology= and the links every CPU's trace crosses. */
+struct topo {
+	const char *name;
+	const char *const *links;	/* funnels first, then replicators */
+	unsigned int aux;		/* a flat ETR needs a contiguous area */
+};
+
+static const char *const juno_links[] = {
+	"funnel@220c0000", "funnel@230c0000", "funnel@20040000",
+	"funnel@20150000", "replicator@20120000", NULL,
+};
+static const char *const msm8916_links[] = {
+	"funnel@841000", "funnel@821000", "replicator@824000", NULL,
+};
+static const struct topo juno = { "juno", juno_links, 1 << 20 };
+static const struct topo msm8916 = { "msm8916", msm8916_links, 512 * 1024 };
+
+/*
+ * One session over both CPUs on an emulated SoC (Juno r2: ETM -> cluster
+ * funnel -> main funnel -> ETF0 (hardware FIFO) -> cssys2 funnel ->
+ * replicator port 1 -> ETR; MSM8916: ETM -> APSS funnel -> funnel0 -> ETF
+ * -> replicator port 0 -> flat ETR). With test_skip_link=TYPE the
+ * backend leaves that type of link closed. Returns 1 if trace from every
+ * CPU crossed every link to the ETR, nothing was blocked on the way,
+ * every byte is accounted for and the emulator saw no violation, and
+ * every link is closed and unclaimed after; 0 otherwise (printed).
+ */
+static int topo_run(const struct topo *t, const char *skip)
+{
+	char param[32], key[16];
+	const char *p[] = { param, NULL };
+	unsigned long long b0, b1, blocked, viol, passed[8];
+	int ok = 1, i;
+	struct sess x;
+
+	snprintf(param, sizeof(param), "topology=%s", t->name);
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu %s", param);
+	TBT_CHECK(write_file("/sys/module/tracebuf/parameters/test_skip_link",
+			     skip ? skip : "none") == 0, "test_skip_link=%s", skip ? skip : "none");
+	b0 = sink_bytes(0);
+	TBT_CHECK(cs_open(&x, 3, t->aux, 0, 0) == 0, "%s session", t->name);
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "%s enable", t->name);
+	run_for(&x, 600);
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "%s disable", t->name);
+	consume(&x);
+	b1 = sink_bytes(0);
+	blocked = emu_total("blocked");
+	viol = total_violations();
+	/* Exact, unless an overrun could only be counted as a lower bound. */
+	if (x.lost_atleast ? b1 - b0 + x.s.ctl->aux_padding < x.published + x.lost :
+			     b1 - b0 + x.s.ctl->aux_padding != x.published + x.lost)
+		ok = 0;
+	if (x.published < 64 * 1024)
+		ok = 0;
+	sess_close(&x);
+	write_file("/sys/module/tracebuf/parameters/test_skip_link", "none");
+	printf("# %s%s%s: sink %llu, published %llu, lost %llu, blocked %llu, violations %llu, passed",
+	       t->name, skip ? " without " : "", skip ? skip : "", b1 - b0,
+	       (unsigned long long)x.published, (unsigned long long)x.lost, blocked, viol);
+	for (i = 0; t->links[i] && i < 8; i++) {
+		passed[i] = cs_stat(t->links[i], "passed");
+		printf(" %llu", passed[i]);
+		if (!passed[i] || passed[i] == ~0ULL)
+			ok = 0;
+		/* Closed and unclaimed again. */
+		if (cs_stat(t->links[i], "claim") != 0)
+			ok = 0;
+		if (!strncmp(t->links[i], "funnel", 6) && cs_stat(t->links[i], "functl") & 0xff)
+			ok = 0;
+		for (int f = 0; f < 2 && !strncmp(t->links[i], "replicator", 10); f++) {
+			snprintf(key, sizeof(key), "idfilter%d", f);
+			if (cs_stat(t->links[i], key) != 0xff)
+				ok = 0;
+		}
+	}
+	printf("\n");
+	return ok && !blocked && !viol;
+}
+
+/*
+ * Emulated SoCs: trace from both CPUs through every link to the ETR; and
+ * without any one of the links' enable steps it does not get through.
+ */
+static void test_topology(const struct topo *t)
+{
+	static const char *const skips[] = { "funnel", "replicator", "etf" };
+	struct tracebuf_cs_caps c[NCPU];
+	struct tracebuf_session s;
+	unsigned int i;
+
+	TBT_CHECK(topo_run(t, NULL), "%s: trace from every CPU through funnels, ETF, replicator to the ETR",
+		  t->name);
+	TBT_CHECK(tracebuf_open(&s, 0) == 0, "open");
+	for (i = 0; i < NCPU; i++) {
+		TBT_CHECK(tracebuf_get_caps(&s, "coresight", i, &c[i], sizeof(c[i])) ==
+			  (int)sizeof(c[i]), "%s GET_CAPS cpu%u", t->name, i);
+		TBT_CHECK(c[i].sink == 0 && c[i].sink_type == TRACEBUF_CS_SINK_ETR &&
+			  (c[i].sink_flags & TRACEBUF_CS_SINK_F_SHARED) && c[i].sink_cpus == NCPU,
+			  "%s cpu%u: sink %u type %u flags %#x cpus %u", t->name, i, c[i].sink,
+			  c[i].sink_type, c[i].sink_flags, c[i].sink_cpus);
+	}
+	tracebuf_close(&s);
+	for (i = 0; i < sizeof(skips) / sizeof(skips[0]); i++)
+		TBT_CHECK(!topo_run(t, skips[i]), "%s without the %s enable step: the check fails",
+			  t->name, skips[i]);
+}
+
+/* A TMC register as tb_csemu shows it (sinkN/regs), or ~0. */
+static unsigned long long sink_reg(int sink, const char *name)
+{
+	char path[128], k[64], line[256];
+	unsigned long long v, r = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), CSEMU "/sink%d/regs", sink);
+	f = fopen(path, "r");
+	if (!f)
+		return ~0ULL;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llx", k, &v) == 2 && !strcmp(k, name))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+/*
+ * Issue 15 item 6: what a kernel before a kexec (or firmware) left: the
+ * ETR capturing into a buffer of its own and every self-hosted claim tag
+ * set. Probing stops the ETR (flushed and stopped before it is
+ * disabled) and clears the stale tags, and a session then traces. The
+ * ETR is programmed as the kernel does it: AXICTL read-modify-written
+ * (SoC-600: RCACHE write-back too, WrBurstLen 16, scatter-gather) and TRG
+ * written before each capture (the emulator counts a violation
+ * otherwise).
+ */
+static void test_reclaim(void)
+{
+	static const char *const p[] = { "stale_claim=1", "left_running=1", NULL };
+	unsigned long long axictl;
+	struct sess x;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu stale_claim=1 left_running=1");
+	TBT_CHECK(cs_stat("sink0", "state") == 0, "the ETR left capturing is disabled at probe (state %llu)",
+		  cs_stat("sink0", "state"));
+	TBT_CHECK(cs_stat("sink0", "claim") == 0 && cs_stat("etm0", "claim") == 0 &&
+		  cs_stat("etm1", "claim") == 0, "stale claim tags cleared: sink %llu etm0 %llu etm1 %llu",
+		  cs_stat("sink0", "claim"), cs_stat("etm0", "claim"), cs_stat("etm1", "claim"));
+	TBT_CHECK(total_violations() == 0, "reclaim: violations at probe %llu", total_violations());
+	TBT_CHECK(cs_open(&x, 3, 256 * 1024, 0, 0) == 0, "reclaim session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "reclaim enable: %s", strerror(errno));
+	run_for(&x, 300);
+	axictl = sink_reg(0, "AXICTL");
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "reclaim disable");
+	consume(&x);
+	TBT_CHECK(x.published > 0, "reclaim: published %llu", (unsigned long long)x.published);
+	TBT_CHECK(axictl == 0xf0fbe, "AXICTL %#llx: PROT_CTL_B1, AXCACHE 0xf, SG, WrBurstLen 0xf, RCACHE 0xf",
+		  axictl);
+	TBT_CHECK(total_violations() == 0, "reclaim: violations %llu", total_violations());
+	sess_close(&x);
+}
+
+/*
+ * Firmware properties (issue 15 item 5): ETMs with qcom,skip-power-up
+ * (TRCPDCR is out of reach: the emulator counts any access) and an ETR
+ * with arm,max-burst-size = 7 (AXICTL.WrBurstLen).
+ */
+static void test_firmware_props(void)
+{
+	static const char *const p[] = { "skip_power_up=1", "max_burst=7", NULL };
+	unsigned long long axictl;
+	struct sess x;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu skip_power_up=1 max_burst=7");
+	TBT_CHECK(cs_open(&x, 3, 256 * 1024, 0, 0) == 0, "props session");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "props enable");
+	run_for(&x, 300);
+	axictl = sink_reg(0, "AXICTL");
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "props disable");
+	consume(&x);
+	TBT_CHECK(x.published > 0, "props: published %llu", (unsigned long long)x.published);
+	TBT_CHECK((axictl >> 8 & 0xf) == 7, "AXICTL %#llx: WrBurstLen 7", axictl);
+	TBT_CHECK(total_violations() == 0, "props: violations %llu (TRCPDCR touched?)",
+		  total_violations());
+	sess_close(&x);
+}
+
+/*
+ * Consume like consume(), counting the published 16-byte frames that are
+ * all zero: the formatter never writes one (a padding frame starts with
+ * 0x01), so each is a frame the CPU did not see (a DMA sync missing).
+ */
+static unsigned long long consume_zero_frames(struct sess *x)
+{
+	const struct tracebuf_record *r;
+	unsigned long long zero = 0;
+	uint64_t o, i;
+
+	while ((r = tracebuf_peek(&x->s)) != NULL) {
+		if (r->hdr.type == TRACEBUF_REC_AUX) {
+			const struct tracebuf_rec_aux *a = (const void *)r;
+
+			for (o = a->aux_offset; o + 16 <= a->aux_offset + a->aux_size; o += 16) {
+				for (i = 0; i < 16; i++)
+					if (x->aux[(o + i) & (x->aux_size - 1)])
+						break;
+				zero += i == 16;
+			}
+			x->published += a->aux_size;
+			x->next = a->aux_offset + a->aux_size;
+			x->aux_tail = x->next;
+			tracebuf_smp_store_release(&x->s.ctl->aux_tail, x->aux_tail);
+		} else if (r->hdr.type == TRACEBUF_REC_LOST) {
+			x->lost += ((const struct tracebuf_rec_lost *)r)->count;
+		}
+		tracebuf_advance(&x->s, r);
+	}
+	return zero;
+}
+
+/*
+ * The sink behind an IOMMU (dma=iommu: it reaches only what tracebuf
+ * mapped for its own device) and non-coherent (dma=noncoherent: the CPU
+ * sees its writes only after dma_sync_single_for_cpu(), it sees the
+ * tables only after dma_sync_single_for_device()). Returns 1 if trace
+ * arrived whole: bytes accounted for, no all-zero frame, no fault, no
+ * violation; 0 otherwise (printed). skip: tracebuf's test_skip_dma_sync.
+ */
+static int dma_run(const char *mode, const char *skip)
+{
+	char param[32];
+	const char *p[] = { param, NULL };
+	unsigned long long b0, b1, zero = 0, memerr, viol;
+	struct sess x;
+	int i, ok = 1;
+
+	snprintf(param, sizeof(param), "dma=%s", mode);
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu %s", param);
+	TBT_CHECK(write_file("/sys/module/tracebuf/parameters/test_skip_dma_sync",
+			     skip ? skip : "none") == 0, "test_skip_dma_sync");
+	b0 = sink_bytes(0);
+	TBT_CHECK(cs_open(&x, 3, 1 << 20, 0, 0) == 0, "%s session", param);
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "%s enable", param);
+	for (i = 0; i < 30; i++) {
+		tracebuf_wait(&x.s, 20);
+		zero += consume_zero_frames(&x);
+	}
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "%s disable", param);
+	zero += consume_zero_frames(&x);
+	b1 = sink_bytes(0);
+	memerr = cs_stat("sink0", "memerr");
+	viol = total_violations();
+	if (b1 - b0 + x.s.ctl->aux_padding != x.published + x.lost || x.published < 64 * 1024)
+		ok = 0;
+	sess_close(&x);
+	write_file("/sys/module/tracebuf/parameters/test_skip_dma_sync", "none");
+	printf("# %s%s%s: sink %llu, published %llu, lost %llu, zero frames %llu, memerr %llu, violations %llu\n",
+	       param, skip ? " without the sync for " : "", skip ? skip : "", b1 - b0,
+	       (unsigned long long)x.published, (unsigned long long)x.lost, zero, memerr, viol);
+	return ok && !zero && !memerr && !viol;
+}
+
+static void test_dma(void)
+{
+	TBT_CHECK(dma_run("iommu", NULL), "behind an IOMMU: every byte through the sink's own mappings");
+	TBT_CHECK(dma_run("noncoherent", NULL), "non-coherent: every byte synced before it is published");
+	TBT_CHECK(!dma_run("noncoherent", "cpu"), "non-coherent without sync_for_cpu: the check fails");
+	TBT_CHECK(!dma_run("noncoherent", "tables"), "non-coherent without syncing the tables: the check fails");
+}
+
+/* This CPU's trace ID as GET_CAPS reports it, or -1. */
+static int caps_trace_id(int cpu)
+{
+	struct tracebuf_cs_caps c;
+	struct tracebuf_session s;
+	int id = -1;
+
+	if (tracebuf_open(&s, 0))
+		return -1;
+	if (tracebuf_get_caps(&s, "coresight", cpu, &c, sizeof(c)) == (int)sizeof(c))
+		id = c.trace_id;
+	tracebuf_close(&s);
+	return id;
+}
+
+/*
+ * Issue 15 item 8: with coresight.ko loaded on a kernel that has the
+ * trace-ID allocator (6.4+), every ETM's ID comes from it (0x10 + 2 * cpu,
+ * its legacy preference), and is given back when the backend goes (then
+ * coresight.ko can be unloaded); without it, the static scheme (0x10 +
+ * index in the sink).
+ */
+static void test_kernel_ids(void)
+{
+	static const char *const mp[] = { "modprobe", "coresight", NULL };
+	static const char *const rm[] = { "rmmod", "coresight", NULL };
+	struct utsname u;
+	int maj = 0, min = 0, allocator;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &maj, &min);
+	allocator = maj > 6 || (maj == 6 && min >= 4);
+	if (tbt_run(mp)) {
+		/* The debug kernels (6.1) ship no modules. */
+		TBT_CHECK(!allocator, "modprobe coresight on %s", u.release);
+		printf("# no coresight.ko on %s: static trace IDs only\n", u.release);
+		return;
+	}
+	TBT_CHECK(emu_load(NULL) == 0, "tb_csemu with coresight.ko loaded");
+	TBT_CHECK(caps_trace_id(0) == 0x10 && caps_trace_id(1) == (allocator ? 0x12 : 0x11),
+		  "trace IDs %#x %#x (%s)", caps_trace_id(0), caps_trace_id(1),
+		  allocator ? "the kernel's allocator" : "static");
+	TBT_CHECK(tbt_rmmod("tb_csemu") == 0, "rmmod tb_csemu");
+	TBT_CHECK(tbt_run(rm) == 0, "coresight.ko is let go with the backend");
+	TBT_CHECK(emu_load(NULL) == 0, "tb_csemu without coresight.ko");
+	TBT_CHECK(caps_trace_id(0) == 0x10 && caps_trace_id(1) == 0x11,
+		  "static trace IDs again: %#x %#x", caps_trace_id(0), caps_trace_id(1));
+}
+
 /* The kernel's own driver owns the sink: refused, with how to unbind. */
 static void test_owned(void)
 {
@@ -665,6 +1119,13 @@ int main(void)
 	test_lost("sink=etf", "rate=1024", "ETF overrun", 1);
 	test_lost("sg=1", "rate=65536", "ETR burst overrun", 0);
 	test_unread();
+	test_burst();
+	test_topology(&juno);
+	test_topology(&msm8916);
+	test_reclaim();
+	test_firmware_props();
+	test_dma();
+	test_kernel_ids();
 	{
 		static const char *const p[] = { "soc400=1", "sg=0", NULL };
 		struct sess x;

@@ -37,6 +37,55 @@ rec cs_cfg "--ids $I --min-blocks 50 --no-resync" -a --duration 1 \
 	-c cycacc=1,timestamp=1,ts_interval=5000,contextid=1,vmid=1,branch_broadcast=1,retstack=1
 rec cs_small "--ids $I" -a --duration 1 --aux-size 64K --allow-loss
 
+# Issue 15 item 7, deterministically: with the rate at 0 only etmN/burst
+# writes trace, and each burst is more than the whole ring in one drain
+# period: every one overruns. The capture must say so (a TRUNCATED span
+# behind a LOST record, a segment boundary exactly there), and decode in
+# order everywhere else.
+burst() { # cpu bytes: retried while a drain cycle has the ETM off
+	i=0
+	while [ $i -lt 500 ]; do
+		echo "$2" 2>/dev/null >"/sys/kernel/debug/tb_csemu/etm$1/burst" && return 0
+		i=$((i + 1))
+		sleep 0.01
+	done
+	no "burst etm$1 $2"
+}
+emu rate=0
+I=$(ids)
+echo "# tracebuf record -b coresight -a --aux-size 64K --allow-loss -o /tmp/cap/cs_burst (bursts of 96K)"
+tracebuf record -b coresight -a -q --aux-size 64K --allow-loss -o /tmp/cap/cs_burst &
+pid=$!
+sleep 1
+for n in 1 2 3 4; do
+	burst 0 98304
+	sleep 0.1
+	burst 1 98304
+	sleep 0.1
+done
+kill -INT $pid
+if wait $pid; then
+	echo "--ids $I --expect-gap" >/tmp/cap/cs_burst/cscheck.args
+	tracebuf dump /tmp/cap/cs_burst | grep -c 'TRUNCATED' | sed 's/^/truncated spans: /'
+else
+	no "record cs_burst exited $?"
+fi
+
+# The emulated Juno r2: each CPU's ETM through its cluster funnel, the
+# main funnel, ETF0 as a link, the cssys2 funnel and the replicator to
+# the ETR.
+emu topology=juno rate=4096
+rec cs_juno "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1
+# Qualcomm MSM8916: the APSS funnel, funnel0, the ETF as a link, the
+# replicator's port 0, a flat ETR.
+emu topology=msm8916 rate=4096
+rec cs_msm8916 "--ids $(ids) --min-blocks 50" -a --duration 1 --aux-size 512K --allow-loss
+
+# The ETR behind an IOMMU and not cache-coherent (tb_csemu dma=): the
+# capture decodes only if every byte was synced before it was published.
+emu dma=noncoherent rate=4096
+rec cs_noncoh "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1
+
 emu topology=percpu rate=4096
 rec cs_percpu "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A storm on one CoreSight session (shared ETR, scatter-gather, against
- * the emulator tests/modules/tb_csemu.c) while CPU 1 goes offline and
+ * the emulator tb_csemu, tests/modules/csemu_*.c) while CPU 1 goes offline and
  * online: threads loop ENABLE/SNAPSHOT/DISABLE, SET_DRV_CONFIG, AUX
  * munmap and mmap again with other sizes and modes, poll + the data ring
  * + USER markers, a fork storm (dup_mmap copies the page tables: a page

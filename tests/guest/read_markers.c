@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include <libtracebuf.h>
 #include "tbtest.h"
@@ -75,6 +76,100 @@ static void markers_mmap(void)
 	tracebuf_close(&s);
 }
 
+/*
+ * Marker bytes are copied straight into the record with page faults off:
+ * bytes in pages not yet mapped (a file's, faulted in on the retry) still
+ * arrive whole, once; bytes that cannot be read are -EFAULT, and the
+ * reserved record is discarded: neither delivered, written nor lost.
+ */
+static void markers_fault(void)
+{
+	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU };
+	const struct tracebuf_record *r;
+	struct tracebuf_session s;
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned char *p, pattern[4096];
+	int fd, i, n = 0;
+
+	strcpy(su.backend, TRACEBUF_BACKEND_DATA);
+	if (tracebuf_open(&s, 0) || tracebuf_setup(&s, &su) || tracebuf_map(&s, 65536, 0)) {
+		TBT_CHECK(0, "session");
+		return;
+	}
+	for (i = 0; i < (int)sizeof(pattern); i++)
+		pattern[i] = (unsigned char)(i * 7 + 3);
+	fd = open("/tmp/marker_src", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	TBT_CHECK(fd >= 0 && write(fd, pattern, sizeof(pattern)) == (ssize_t)sizeof(pattern) &&
+		  write(fd, pattern, sizeof(pattern)) == (ssize_t)sizeof(pattern), "file");
+	/* Not touched here: the first access to each page faults. */
+	p = mmap(NULL, 3 * pg, PROT_READ, MAP_SHARED, fd, 0);
+	TBT_CHECK(p != MAP_FAILED, "mmap: %s", strerror(errno));
+	if (p == MAP_FAILED)
+		return;
+	/* Across the first two pages, neither mapped yet. */
+	TBT_CHECK(tracebuf_user_marker(&s, 5, p + pg - 100, 200) == 0, "marker from unmapped pages");
+	/* The third page is past the end of the file: SIGBUS to a reader, -EFAULT here. */
+	TBT_CHECK(tracebuf_user_marker(&s, 6, p + 2 * pg - 8, 16) == -EFAULT,
+		  "marker past the end of the file");
+	TBT_CHECK(tracebuf_user_marker(&s, 7, p, 64) == 0, "marker from a mapped page");
+	while ((r = tracebuf_peek(&s))) {
+		const struct tracebuf_rec_user *u = (const void *)r;
+
+		TBT_CHECK(r->hdr.type == TRACEBUF_REC_USER, "type %u", r->hdr.type);
+		if (n == 0)
+			TBT_CHECK(u->cookie == 5 && u->len == 200 &&
+				  !memcmp(u + 1, pattern + (pg - 100) % sizeof(pattern), 100) &&
+				  !memcmp((const char *)(u + 1) + 100, pattern, 100),
+				  "first marker wrong (cookie %llu len %u)",
+				  (unsigned long long)u->cookie, u->len);
+		else
+			TBT_CHECK(u->cookie == 7 && u->len == 64 && !memcmp(u + 1, pattern, 64),
+				  "second marker wrong (cookie %llu)", (unsigned long long)u->cookie);
+		n++;
+		tracebuf_advance(&s, r);
+	}
+	TBT_CHECK(n == 2, "%d markers delivered, want 2", n);
+	TBT_CHECK(s.ctl->records_written == 2 && s.ctl->records_lost == 0,
+		  "records_written %llu, lost %llu", (unsigned long long)s.ctl->records_written,
+		  (unsigned long long)s.ctl->records_lost);
+	munmap(p, 3 * pg);
+	close(fd);
+	unlink("/tmp/marker_src");
+	tracebuf_close(&s);
+}
+
+/* SETUP's NO_TIME: records carry time 0; without it, the clock. */
+static void markers_no_time(void)
+{
+	const struct tracebuf_record *r;
+	struct tracebuf_session s;
+	int no_time, n;
+
+	for (no_time = 0; no_time < 2; no_time++) {
+		struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU,
+					     .flags = no_time ? TRACEBUF_SETUP_F_NO_TIME : 0 };
+
+		strcpy(su.backend, TRACEBUF_BACKEND_DATA);
+		if (tracebuf_open(&s, 0) || tracebuf_setup(&s, &su) ||
+		    tracebuf_map(&s, 65536, 0)) {
+			TBT_CHECK(0, "session (no_time %d)", no_time);
+			return;
+		}
+		for (n = 0; n < 3; n++)
+			TBT_CHECK(tracebuf_user_marker(&s, n, "t", 1) == 0, "marker");
+		n = 0;
+		while ((r = tracebuf_peek(&s))) {
+			TBT_CHECK(no_time ? r->time == 0 : r->time > 0, "no_time %d: time %llu",
+				  no_time, (unsigned long long)r->time);
+			TBT_CHECK(r->hdr.type == TRACEBUF_REC_USER && r->cpu < 8192, "prefix");
+			n++;
+			tracebuf_advance(&s, r);
+		}
+		TBT_CHECK(n == 3, "no_time %d: %d markers", no_time, n);
+		tracebuf_close(&s);
+	}
+}
+
 struct reader {
 	int fd;
 	ssize_t ret;
@@ -140,6 +235,8 @@ int main(void)
 	if (tbt_modprobe("tracebuf"))
 		return 1;
 	markers_mmap();
+	markers_fault();
+	markers_no_time();
 	read_api();
 	return tbt_done();
 }

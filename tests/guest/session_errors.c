@@ -46,10 +46,12 @@ static void setup_errors(void)
 
 	BAD(su.size = TRACEBUF_SETUP_SIZE_VER0 - 8, EINVAL);
 	BAD(su.size = 4096 * 2, E2BIG);
-	BAD(su.flags = 1, EINVAL);
+	BAD(su.flags = 2, EINVAL);	/* INHERIT (bit 1) without TARGET_TASK */
+	BAD(su.flags = 4, EINVAL);	/* bit 0 NO_TIME, bit 1 INHERIT */
+	BAD(su.flags = 1U << 31, EINVAL);
 	BAD(su.reserved[0] = 1, EINVAL);
 	BAD(su.target = 0, EINVAL);
-	BAD(su.target = 3, EINVAL);
+	BAD(su.target = 4, EINVAL);	/* 3 is TARGET_TASK */
 	BAD(su.cpu = 100000, EINVAL);
 	BAD(su.cpuset_size = 8, EINVAL);	/* set with TARGET_CPU */
 	BAD(memset(su.backend, 'x', sizeof(su.backend)), EINVAL);

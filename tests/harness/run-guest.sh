@@ -95,6 +95,15 @@ check_artifacts() { # id outdir
 			echo "FAIL $id/ptcheck-$c ($bad)"
 		elif [ ! -x "$ptcheck" ]; then
 			echo "FAIL $id/ptcheck-$c ($ptcheck not built: make -C tests/host)"
+		elif [ -f "$d/gt.txt" ]; then
+			# A follow-mode capture: the trace against the ground truth.
+			local fc=${TB_PTFOLLOWCHECK:-$TB_TOP/build/host/ptfollowcheck}
+			if "$fc" "$d" >"$d.ptfollowcheck" 2>&1; then
+				echo "PASS $id/ptfollowcheck-$c ($(tail -n1 "$d.ptfollowcheck" | sed 's/^ptfollowcheck: [^ ]*: //'))"
+			else
+				echo "FAIL $id/ptfollowcheck-$c"
+				sed 's/^/    /' "$d.ptfollowcheck" | head -n 40
+			fi
 		elif [ -f "$d/cscheck.args" ]; then
 			# A CoreSight capture: OpenCSD snapshots, decoded by the stock
 			# trc_pkt_lister and checked by cscheck with the test's args.
@@ -235,8 +244,12 @@ fi
 if [ "$arch" = arm64 ] && [ -d "$kroot/lib/modules/$kver/kernel" ]; then
 	# The result channel is a virtio console: bring its modules along
 	# (the debug kernel has them built in).
-	for m in drivers/virtio drivers/char; do
-		for f in $(cd "$kroot/lib/modules/$kver/kernel" && find $m -name 'virtio*.ko*'); do
+	# And the kernel's own CoreSight modules (with configfs, which
+	# coresight.ko needs): its trace-ID allocator, the drivers a
+	# component is handed over from.
+	for m in drivers/virtio drivers/char drivers/hwtracing/coresight fs/configfs; do
+		for f in $(cd "$kroot/lib/modules/$kver/kernel" && find $m \( -name 'virtio*.ko*' \
+				-o -name 'coresight*.ko*' -o -name 'configfs.ko*' \)); do
 			mkdir -p "$mods/kernel/$(dirname "$f")"
 			case "$f" in
 			*.xz) xz -dc "$kroot/lib/modules/$kver/kernel/$f" >"$mods/kernel/${f%.xz}" ;;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cscheck - check a CoreSight capture taken by a guest test against the
- * CoreSight emulator (tests/modules/tb_csemu.c), exported with
+ * CoreSight emulator (tb_csemu, tests/modules/csemu_*.c), exported with
  * 'tracebuf export --opencsd OUTDIR CAPTURE', by decoding it with OpenCSD's
  * stock trc_pkt_lister.
  *

@@ -4,7 +4,7 @@
  * formatter.
  *
  * Freestanding: usable in the CoreSight emulator module
- * (tests/modules/tb_csemu.c) and natively in userspace (tests/unit/csgen.c,
+ * (tb_csemu, tests/modules/csemu_*.c) and natively in userspace (tests/unit/csgen.c,
  * tests/host/cscheck.c, built with tests/unit/shim for <linux/types.h>).
  * Only <linux/types.h> (and, outside the kernel, the compiler's <stdbool.h>
  * and <stddef.h>); everything static inline; no floating point, no 64-bit

@@ -109,6 +109,11 @@
  *                  STATUS Stopped/Error, which it clears only on its first
  *                  start), perf_killed (tracebuf wrote CTL while perf's
  *                  TraceEn was set), perf_gp (a perf wrmsrl faulted)
+ *   cpuN/tasks     rw, bytes produced for tracebuf per process current at
+ *                  the time (an oracle for the per-task target: ptemu_task.h)
+ *   follow, follow_mode, follow_stats
+ *                  the packets of a real process's instructions instead of
+ *                  the synthetic program (ptemu_follow.h)
  *
  *   cpuN/burst     w, N: the next N ticks write burst_kb KiB each (256 KiB
  *                  per 1 ms tick: 256 MiB/s), whatever the time between
@@ -164,6 +169,7 @@
 
 #include "pt_hw.h"
 #include "ptemu_gen.h"
+#include "ptemu_task.h"
 
 /* ---- parameters ---- */
 
@@ -619,6 +625,8 @@ static void ptemu_emit(struct ptemu_cpu *pc, const u8 *buf, unsigned int len,
 	if (!(pc->status & PTEMU_HALTED) && !pc->out_void)
 		w = pc->ctl & TB_RTIT_CTL_TOPA ? ptemu_topa_out(pc, buf, len) :
 						 ptemu_single_out(pc, buf, len);
+	if (!pc->foreign)
+		ptemu_task_account(pc->cpu, len);
 	ptemu_add(pc->out_foreign ? &pc->foreign_bytes : &pc->bytes_written, w);
 	if (w == len)
 		return;
@@ -631,9 +639,13 @@ static void ptemu_emit(struct ptemu_cpu *pc, const u8 *buf, unsigned int len,
 static void ptemu_drop(struct ptemu_cpu *pc, unsigned int len,
 		       unsigned int nr_ptw)
 {
+	ptemu_task_account(pc->cpu, len);
 	ptemu_add(&pc->bytes_dropped, len);
 	ptemu_add(&pc->ptw_dropped, nr_ptw);
 }
+
+/* Follow mode: packets of a real process's instructions (needs the above). */
+#include "ptemu_follow.h"
 
 /* ---- PMI ---- */
 
@@ -730,7 +742,7 @@ static void ptemu_generate(struct ptemu_cpu *pc, u64 budget)
 	unsigned int n, nr;
 	u64 done = 0;
 
-	if (!budget)
+	if (!budget || ptemu_follow_on())
 		return;
 	/*
 	 * busy: an accessor called from an NMI nested in here finds it set.
@@ -844,6 +856,7 @@ static void ptemu_enable(struct ptemu_cpu *pc)
 	WRITE_ONCE(pc->seed_tsc, rdtsc());
 	ptgen_init(&pc->gen, &cfg, pc->seed_ptw_seq, pc->seed_tsc);
 	pc->need_start = true;
+	ptemu_follow_enable(pc);
 	pc->frac = 0;
 	pc->over = 0;
 	pc->out_foreign = pc->foreign && pc->base == pc->fbase;
@@ -864,7 +877,9 @@ static void ptemu_disable(struct ptemu_cpu *pc)
 	u8 buf[PTGEN_MAX_GROUP];	/* not pc->buf: we may be nested in a tick */
 	unsigned int n;
 
-	if (!pc->need_start && ptemu_ctx(pc)) {
+	if (ptemu_follow_on()) {
+		ptemu_follow_flush(pc);
+	} else if (!pc->need_start && ptemu_ctx(pc)) {
 		n = ptgen_stop(&pc->gen, buf);
 		ptemu_emit(pc, buf, n, 0, 0);
 	}
@@ -2171,7 +2186,9 @@ static void ptemu_debugfs_init(void)
 		debugfs_create_file("kvm", 0200, pc->dir, pc, &ptemu_kvm_fops);
 		debugfs_create_file("burst", 0200, pc->dir, pc, &ptemu_burst_fops);
 		debugfs_create_file("park_end", 0200, pc->dir, pc, &ptemu_park_fops);
+		ptemu_task_debugfs(pc->dir, cpu);
 	}
+	ptemu_follow_debugfs(ptemu.dir);
 }
 
 /*
@@ -2230,6 +2247,7 @@ static void ptemu_free(void)
 			__free_pages(pc->kvm.pages, 1);
 	}
 	free_percpu(ptemu.pc);
+	ptemu_follow_exit();
 }
 
 static int __init ptemu_init(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Synthetic capture directories (userspace/tools/capture.h).
+ * Synthetic capture directories (docs/capture-format.md).
  *
  *   capgen DIR              for tool_dump.sh: an Intel PT capture, cpu0.data
  *                           with one record of each type (CONFIG, AUX,

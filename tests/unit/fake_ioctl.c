@@ -457,6 +457,9 @@ static int fake_trace(unsigned int *calls)
 	return fake_tb.err ? -fake_tb.err : -fake_tb.trace_err;
 }
 
+/* In the same object as fake_mmap_preload.c only. */
+void fake_tb_produce(int fd) __attribute__((weak));
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	va_list ap;
@@ -481,6 +484,9 @@ int ioctl(int fd, unsigned long req, ...)
 		ret = fake_trace(&fake_tb.enable_calls);
 		if (!ret && fake_tb.enable_err)
 			ret = -fake_tb.enable_err;
+		/* The preloaded fake mmap plays the hardware (fake_mmap_preload.c). */
+		if (!ret && fake_tb_produce)
+			fake_tb_produce(fd);
 		break;
 	case TRACEBUF_IOC_DISABLE:
 		ret = fake_trace(&fake_tb.disable_calls);

@@ -2,8 +2,10 @@
 /*
  * tracebuf decode DIR [--cpu N] [--packets] [--json]
  *
- * Decodes the AUX bytes of a capture directory (capture.h: meta.json,
- * cpuN.data, cpuN.aux) with libipt's packet decoder. Intel PT only.
+ * Decodes the AUX bytes of a capture directory (docs/capture-format.md:
+ * meta.json, cpuN.data, cpuN.aux) with libipt's packet decoder. Intel PT
+ * only. The capture is read, and checked, by libtracebuf's capture reader
+ * (tracebuf_capture_open(3)).
  *
  * Every cpuN.aux is split into segments, using the records in cpuN.data:
  * a segment ends after a span flagged TRUNCATED or COLLISION (the hardware
@@ -31,7 +33,6 @@
  * CoreSight captures are for OpenCSD: tracebuf export (export.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -41,20 +42,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <tracebuf.h>
+#include <libtracebuf.h>
 
-#include "capture.h"
 #include "tool.h"
 
 #ifdef HAVE_LIBIPT
 #include <intel-pt.h>
 #endif
 
-#define MAX_CPUS	4096	/* cpuN beyond this are ignored */
+#define MAX_CPUS	65536	/* --cpu: the capture reader's limit */
 #define MAX_ERRORS	10	/* errors kept (and shown) per CPU */
 
 static void decode_usage(FILE *f)
@@ -98,223 +96,8 @@ static void getopt_start(void)
 }
 
 /* ------------------------------------------------------------------------
- * Files
- */
-
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0) {
-		perror("tracebuf: asprintf");
-		exit(TB_EXIT_FAIL);
-	}
-	return p;
-}
-
-/*
- * The whole file, NUL-terminated (the NUL is not counted in *len). NULL
- * with errno set when it cannot be read.
- */
-static unsigned char *read_file(const char *path, size_t *len)
-{
-	unsigned char *buf = NULL, *nb;
-	size_t cap = 0, n = 0;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		if (cap - n < 65536) {
-			cap = cap ? cap * 2 : 65536 * 2;
-			nb = realloc(buf, cap + 8);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
-/* ------------------------------------------------------------------------
- * meta.json: a few fields, with a small tolerant JSON walker. A value is
- * addressed by a pointer to its first character.
- */
-
-static const char *js_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
-}
-
-/* Past the string starting at p (a '"'), or NULL. */
-static const char *js_skip_str(const char *p)
-{
-	for (p++; *p; p++) {
-		if (*p == '\\') {
-			if (!p[1])
-				return NULL;
-			p++;
-		} else if (*p == '"') {
-			return p + 1;
-		}
-	}
-	return NULL;
-}
-
-/* Past the value at p, or NULL if malformed. */
-static const char *js_skip(const char *p, int depth)
-{
-	p = js_ws(p);
-	if (depth > 64)
-		return NULL;
-	if (*p == '"')
-		return js_skip_str(p);
-	if (*p == '{' || *p == '[') {
-		char close = *p == '{' ? '}' : ']';
-		bool obj = *p == '{';
-
-		p = js_ws(p + 1);
-		if (*p == close)
-			return p + 1;
-		for (;;) {
-			if (obj) {
-				if (*p != '"' || !(p = js_skip_str(p)))
-					return NULL;
-				p = js_ws(p);
-				if (*p++ != ':')
-					return NULL;
-			}
-			if (!(p = js_skip(p, depth + 1)))
-				return NULL;
-			p = js_ws(p);
-			if (*p == close)
-				return p + 1;
-			if (*p++ != ',')
-				return NULL;
-			p = js_ws(p);
-		}
-	}
-	if (!strchr("-0123456789tfn", *p) || !*p)
-		return NULL;
-	while (*p && strchr("+-.0123456789eEtruefalsn", *p))
-		p++;
-	return p;
-}
-
-/* The value of key in the object at obj, or NULL. */
-static const char *js_get(const char *obj, const char *key)
-{
-	const char *p = obj ? js_ws(obj) : NULL, *k;
-	size_t klen = strlen(key);
-	bool match;
-
-	if (!p || *p != '{')
-		return NULL;
-	p = js_ws(p + 1);
-	while (*p == '"') {
-		k = p + 1;
-		if (!(p = js_skip_str(p)))
-			return NULL;
-		match = (size_t)(p - 1 - k) == klen && !memcmp(k, key, klen);
-
-		p = js_ws(p);
-		if (*p++ != ':')
-			return NULL;
-		p = js_ws(p);
-		if (match)
-			return p;
-		if (!(p = js_skip(p, 0)))
-			return NULL;
-		p = js_ws(p);
-		if (*p != ',')
-			return NULL;
-		p = js_ws(p + 1);
-	}
-	return NULL;
-}
-
-/* The i-th element of the array at arr, or NULL. */
-static const char *js_idx(const char *arr, unsigned int i)
-{
-	const char *p = arr ? js_ws(arr) : NULL;
-
-	if (!p || *p != '[')
-		return NULL;
-	p = js_ws(p + 1);
-	if (*p == ']')
-		return NULL;
-	for (;;) {
-		if (!i--)
-			return p;
-		if (!(p = js_skip(p, 0)))
-			return NULL;
-		p = js_ws(p);
-		if (*p != ',')
-			return NULL;
-		p = js_ws(p + 1);
-	}
-}
-
-static bool js_u64(const char *p, uint64_t *v)
-{
-	char *end;
-
-	if (!p || *p < '0' || *p > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(p, &end, 10);
-	return !errno && !strchr(".eE", *end);
-}
-
-/* A string value without escapes (all we need), copied into buf. */
-static bool js_str(const char *p, char *buf, size_t size)
-{
-	const char *end;
-
-	if (!p || *p != '"' || !(end = js_skip_str(p)))
-		return false;
-	if ((size_t)(end - p - 2) >= size || memchr(p + 1, '\\', (size_t)(end - p - 2)))
-		return false;
-	memcpy(buf, p + 1, (size_t)(end - p - 2));
-	buf[end - p - 2] = 0;
-	return true;
-}
-
-static bool js_bool(const char *p)
-{
-	return p && !strncmp(p, "true", 4);
-}
-
-/* ------------------------------------------------------------------------
  * The capture
  */
-
-struct meta {
-	char *text;		/* meta.json */
-	char backend[32];	/* "" when unknown */
-	bool snapshot;
-};
 
 /* What meta.json says about one CPU's hardware. */
 struct cpu_caps {
@@ -325,29 +108,34 @@ struct cpu_caps {
 	int mtc_freq;		/* -1: unknown */
 };
 
-static void meta_cpu_caps(const struct meta *m, unsigned int cpu, struct cpu_caps *c)
+static int caps_u64(const struct tracebuf_capture *cap, const char *pc, const char *key,
+		    uint64_t *v)
 {
-	const char *pc, *caps, *cfg;
-	char key[16];
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s.%s", pc, key);
+	return tracebuf_capture_meta_u64(cap, path, v);
+}
+
+static void meta_cpu_caps(const struct tracebuf_capture *cap, unsigned int cpu,
+			  struct cpu_caps *c)
+{
+	char pc[64], cfg[TRACEBUF_DRV_CONFIG_MAX];
+	const char *k;
 
 	memset(c, 0, sizeof(*c));
 	c->mtc_freq = -1;
-	if (!m->text)
-		return;
-	snprintf(key, sizeof(key), "%u", cpu);
-	pc = js_get(js_get(m->text, "per_cpu"), key);
-	caps = js_get(pc, "caps");
-	c->have_fms = js_u64(js_get(caps, "family"), &c->family) &&
-		      js_u64(js_get(caps, "model"), &c->model) &&
-		      js_u64(js_get(caps, "stepping"), &c->stepping);
-	js_u64(js_idx(js_get(caps, "cpuid_15"), 0), &c->cpuid_15_eax);
-	js_u64(js_idx(js_get(caps, "cpuid_15"), 1), &c->cpuid_15_ebx);
-	js_u64(js_get(caps, "max_nonturbo_ratio"), &c->nom_freq);
-	cfg = js_get(pc, "config");
-	if (cfg && *cfg == '"') {
-		const char *end = js_skip_str(cfg), *k = strstr(cfg, "mtc_period=");
-
-		if (k && end && k < end)
+	snprintf(pc, sizeof(pc), "per_cpu.%u.caps", cpu);
+	c->have_fms = !caps_u64(cap, pc, "family", &c->family) &&
+		      !caps_u64(cap, pc, "model", &c->model) &&
+		      !caps_u64(cap, pc, "stepping", &c->stepping);
+	caps_u64(cap, pc, "cpuid_15.0", &c->cpuid_15_eax);
+	caps_u64(cap, pc, "cpuid_15.1", &c->cpuid_15_ebx);
+	caps_u64(cap, pc, "max_nonturbo_ratio", &c->nom_freq);
+	snprintf(pc, sizeof(pc), "per_cpu.%u.config", cpu);
+	if (tracebuf_capture_meta_str(cap, pc, cfg, sizeof(cfg)) >= 0) {
+		k = strstr(cfg, "mtc_period=");
+		if (k)
 			c->mtc_freq = atoi(k + strlen("mtc_period="));
 	}
 }
@@ -414,6 +202,7 @@ struct decode_opts {
 	const char *dir;
 	bool packets, json;
 	bool snapshot;
+	struct tracebuf_capture *cap;
 };
 
 static void cpu_error(struct cpu *c, bool have_off, uint64_t off, const char *fmt, ...)
@@ -450,96 +239,69 @@ static void *xrealloc(void *p, size_t n, size_t size)
 }
 
 /*
- * The spans and CONFIG records of cpuN.data. Problems with the records
- * are errors of the CPU; *aux_len is what cpuN.aux holds.
+ * The spans and CONFIG records of one stream (checked at open: every
+ * record whole and of its type's size).
  */
-static void read_records(struct cpu *c, const unsigned char *buf, size_t len)
+static bool read_records(struct cpu *c, const struct decode_opts *o)
 {
-	struct tb_rec_iter it = { .buf = buf, .len = len, .off = 0 };
-	const struct tracebuf_record *r;
-	uint64_t pos = 0;
+	struct tracebuf_capture_iter_opts io = {
+		.sz = sizeof(io), .flags = TRACEBUF_ITER_ONE_CPU, .cpu = c->nr,
+	};
+	struct tracebuf_capture_iter *it;
+	const struct tracebuf_capture_rec *cr;
 	bool pending_cfg = false;
 	size_t cap_s = 0, cap_c = 0;
-	int bad;
+	int ret;
 
-	while ((r = tb_rec_next(&it, &bad))) {
-		const unsigned char *rp = (const unsigned char *)r;
-		uint32_t size;
-		uint16_t type;
+	ret = tracebuf_capture_iter_new(o->cap, &io, &it);
+	if (ret) {
+		fprintf(stderr, "tracebuf: decode: %s: cpu %u: %s\n", o->dir, c->nr,
+			tracebuf_strerror(ret));
+		return false;
+	}
+	while (tracebuf_capture_next(it, &cr) > 0) {
+		const struct tracebuf_rec_config *cf = tracebuf_as_config(cr->r);
+		const struct tracebuf_rec_lost *l = tracebuf_as_lost(cr->r);
 
-		memcpy(&size, &r->hdr.size, sizeof(size));
-		memcpy(&type, &r->hdr.type, sizeof(type));
-		if (type == TRACEBUF_REC_AUX) {
-			struct tracebuf_rec_aux a;
+		if (cr->span) {
 			struct span *s;
 
-			if (size < sizeof(a)) {
-				cpu_error(c, false, 0, "cpu%u.data: AUX record at data offset 0x%zx "
-					  "is too short (%u bytes)", c->nr,
-					  it.off - size, size);
-				continue;
-			}
-			memcpy(&a, rp, sizeof(a));
 			if (c->nspans == cap_s) {
 				cap_s = cap_s ? cap_s * 2 : 64;
 				c->spans = xrealloc(c->spans, cap_s, sizeof(*c->spans));
 			}
 			s = &c->spans[c->nspans++];
-			s->ring_off = a.aux_offset;
-			s->size = a.aux_size;
-			s->flags = a.flags;
-			s->start = pos;
+			s->ring_off = cr->span->offset;
+			s->size = cr->span->size;
+			s->flags = cr->span->flags;
+			s->start = cr->span->stream_offset;
 			s->cfg_first = pending_cfg;
 			pending_cfg = false;
-			if (a.aux_size > UINT64_MAX - pos)
-				pos = UINT64_MAX;
-			else
-				pos += a.aux_size;
-		} else if (type == TRACEBUF_REC_CONFIG) {
-			struct tracebuf_rec_config cr;
-			size_t tlen;
-			struct cfgrec *cf;
+		} else if (cf) {
+			struct cfgrec *cfg;
 
-			if (size < sizeof(cr)) {
-				cpu_error(c, false, 0, "cpu%u.data: CONFIG record at data offset "
-					  "0x%zx is too short (%u bytes)", c->nr, it.off - size, size);
-				continue;
-			}
-			memcpy(&cr, rp, sizeof(cr));
-			tlen = size - sizeof(cr);
-			if (cr.len < tlen)
-				tlen = cr.len;
 			if (c->ncfgs == cap_c) {
 				cap_c = cap_c ? cap_c * 2 : 8;
 				c->cfgs = xrealloc(c->cfgs, cap_c, sizeof(*c->cfgs));
 			}
-			cf = &c->cfgs[c->ncfgs++];
-			cf->gen = cr.generation;
-			cf->start = pos;
-			cf->text = strndup((const char *)rp + sizeof(cr), tlen);
-			if (!cf->text) {
+			cfg = &c->cfgs[c->ncfgs++];
+			cfg->gen = cf->generation;
+			cfg->start = c->nspans ? c->spans[c->nspans - 1].start +
+				     c->spans[c->nspans - 1].size : 0;
+			cfg->text = strndup((const char *)(cf + 1), cf->len);
+			if (!cfg->text) {
 				fputs("tracebuf: out of memory\n", stderr);
 				exit(TB_EXIT_FAIL);
 			}
 			/* Before any span, it is simply the configuration of the first. */
 			pending_cfg = c->nspans > 0;
-		} else if (type == TRACEBUF_REC_LOST) {
-			struct tracebuf_rec_lost l;
-
+		} else if (l && l->reason != TRACEBUF_LOST_AUX_OVERRUN) {
 			/* AUX_OVERRUN counts trace bytes (CoreSight), not records. */
-			if (size >= sizeof(l)) {
-				memcpy(&l, rp, sizeof(l));
-				if (l.reason != TRACEBUF_LOST_AUX_OVERRUN)
-					c->st.records_lost += l.count;
-			}
+			c->st.records_lost += l->count;
 		}
 	}
-	if (bad)
-		cpu_error(c, false, 0, "cpu%u.data: bad record header at data offset 0x%zx "
-			  "(%zu bytes not read)", c->nr, it.off, len - it.off);
-	else if (it.off != len)
-		cpu_error(c, false, 0, "cpu%u.data: %zu bytes at the end are not a whole record",
-			  c->nr, len - it.off);
+	tracebuf_capture_iter_free(it);
+	return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -988,72 +750,20 @@ static void decode_segment(struct cpu *c, const struct decode_opts *o, const uin
 
 #endif /* HAVE_LIBIPT */
 
-/* mmap of a whole file (or NULL with *len 0 for an empty one). */
-static const uint8_t *map_file(const char *path, size_t *len, int *err)
-{
-	struct stat sb;
-	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	*len = 0;
-	*err = 0;
-	if (fd < 0) {
-		*err = errno;
-		return NULL;
-	}
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		*err = S_ISREG(sb.st_mode) ? errno : EINVAL;
-		close(fd);
-		return NULL;
-	}
-	if (sb.st_size == 0) {
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		*err = errno;
-		return NULL;
-	}
-	*len = (size_t)sb.st_size;
-	return p;
-}
-
 /* Everything about one CPU; false when its files cannot be read at all. */
-static bool decode_cpu(struct cpu *c, const struct decode_opts *o, const struct meta *m)
+static bool decode_cpu(struct cpu *c, const struct decode_opts *o, unsigned int stream)
 {
-	char name[32];
-	char *path;
-	unsigned char *data;
+	const void *map;
 	const uint8_t *aux;
-	size_t dlen = 0, alen = 0, i, seg_first = 0, ci = 0;
+	uint64_t alen64;
+	size_t alen, i, seg_first = 0, ci = 0;
 	uint64_t described;
-	int err;
 
-	meta_cpu_caps(m, c->nr, &c->caps);
-
-	snprintf(name, sizeof(name), "cpu%u.data", c->nr);
-	path = path_in(o->dir, name);
-	data = read_file(path, &dlen);
-	if (!data) {
-		fprintf(stderr, "tracebuf: decode: %s: %s\n", path, strerror(errno));
-		free(path);
+	meta_cpu_caps(o->cap, c->nr, &c->caps);
+	if (!read_records(c, o) || tracebuf_capture_aux(o->cap, stream, &map, &alen64))
 		return false;
-	}
-	free(path);
-	read_records(c, data, dlen);
-	free(data);
-
-	snprintf(name, sizeof(name), "cpu%u.aux", c->nr);
-	path = path_in(o->dir, name);
-	aux = map_file(path, &alen, &err);
-	if (err) {
-		fprintf(stderr, "tracebuf: decode: %s: %s\n", path, strerror(err));
-		free(path);
-		return false;
-	}
-	free(path);
+	aux = map;
+	alen = (size_t)alen64;	/* mapped: it fits */
 
 	c->st.bytes = alen;
 	c->st.spans = c->nspans;
@@ -1124,6 +834,7 @@ static bool decode_cpu(struct cpu *c, const struct decode_opts *o, const struct 
 #else
 		(void)stop;
 		(void)after_gap;
+		(void)aux;
 #endif
 		seg_first = i + 1;
 	}
@@ -1131,91 +842,6 @@ static bool decode_cpu(struct cpu *c, const struct decode_opts *o, const struct 
 		for (; ci < c->ncfgs; ci++)
 			printf("# config generation %" PRIu64 ": %s\n", c->cfgs[ci].gen,
 			       c->cfgs[ci].text);
-	if (aux)
-		munmap((void *)aux, alen);
-	return true;
-}
-
-static int cmp_uint(const void *a, const void *b)
-{
-	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The CPUs of the capture: meta.json's "cpus". Returns the count, -1 on error. */
-static long capture_cpus(const char *dir, const struct meta *m, unsigned int **out)
-{
-	unsigned int *cpus = NULL;
-	long n = 0, i, j;
-	const char *arr = js_get(m->text, "cpus");
-	const char *v;
-	uint64_t x;
-
-	if (arr) {
-		for (i = 0; (v = js_idx(arr, (unsigned int)i)); i++) {
-			if (!js_u64(v, &x) || x >= MAX_CPUS) {
-				fprintf(stderr, "tracebuf: decode: %s/meta.json: bad \"cpus\" entry\n",
-					dir);
-				free(cpus);
-				return -1;
-			}
-			cpus = xrealloc(cpus, (size_t)n + 1, sizeof(*cpus));
-			cpus[n++] = (unsigned int)x;
-		}
-	}
-	if (n > 1)
-		qsort(cpus, (size_t)n, sizeof(*cpus), cmp_uint);
-	for (i = j = 0; i < n; i++)
-		if (!j || cpus[j - 1] != cpus[i])
-			cpus[j++] = cpus[i];
-	*out = cpus;
-	return j;
-}
-
-/*
- * meta.json. Returns false (with a message) when DIR is not a capture
- * directory at all.
- */
-static bool read_meta(const char *dir, const char *cmd, struct meta *m)
-{
-	struct stat sb;
-	char *path;
-	size_t len;
-	uint64_t fmt;
-
-	memset(m, 0, sizeof(*m));
-	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "tracebuf: %s: %s: %s\n", cmd, dir,
-			stat(dir, &sb) < 0 ? strerror(errno) : "not a directory");
-		return false;
-	}
-	path = path_in(dir, TB_CAPTURE_META);
-	m->text = (char *)read_file(path, &len);
-	if (!m->text) {
-		fprintf(stderr, "tracebuf: %s: %s: %s%s\n", cmd, path, strerror(errno),
-			errno == ENOENT ? " (every capture has one)" : "");
-		free(path);
-		return false;
-	}
-	if (strlen(m->text) != len || !js_skip(m->text, 0) || *js_ws(m->text) != '{') {
-		fprintf(stderr, "tracebuf: %s: %s: not a JSON object\n", cmd, path);
-		free(path);
-		free(m->text);
-		m->text = NULL;
-		return false;
-	}
-	if (js_u64(js_get(m->text, "format"), &fmt) && fmt != TB_CAPTURE_FORMAT) {
-		fprintf(stderr, "tracebuf: %s: %s: capture format %" PRIu64 ", this tool "
-			"reads format %d\n", cmd, path, fmt, TB_CAPTURE_FORMAT);
-		free(path);
-		free(m->text);
-		m->text = NULL;
-		return false;
-	}
-	free(path);
-	js_str(js_get(m->text, "backend"), m->backend, sizeof(m->backend));
-	m->snapshot = js_bool(js_get(m->text, "snapshot"));
 	return true;
 }
 
@@ -1229,14 +855,13 @@ int cmd_decode(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct decode_opts o = { 0 };
-	struct meta m;
 	struct cpu *cpus;
 	struct stats total = { 0 };
-	unsigned int *nrs = NULL;
 	long ncpus, i, want_cpu = -1;
 	bool bad = false;
-	char *end;
-	int c, problems, incomplete;
+	char *end, backend[32];
+	int c, incomplete, snapshot = 0;
+	struct stat sb;
 
 	getopt_start();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -1274,59 +899,47 @@ int cmd_decode(int argc, char **argv)
 	return TB_EXIT_FAIL;
 #endif
 
-	if (!read_meta(o.dir, "decode", &m))
+	if (stat(o.dir, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "tracebuf: decode: %s: %s\n", o.dir,
+			stat(o.dir, &sb) < 0 ? strerror(errno) : "not a directory");
 		return TB_EXIT_FAIL;
-	if (m.backend[0] && strcmp(m.backend, "intel_pt")) {
-		if (!strcmp(m.backend, "coresight"))
+	}
+	/* The backend first: a CoreSight capture is another tool's job. */
+	if (tb_capture_open("decode", o.dir, TRACEBUF_CAPTURE_META_ONLY, 0, "decoded", &o.cap))
+		return TB_EXIT_FAIL;
+	if (tracebuf_capture_meta_str(o.cap, "backend", backend, sizeof(backend)) < 0)
+		backend[0] = 0;
+	tracebuf_capture_close(o.cap);
+	o.cap = NULL;
+	if (backend[0] && strcmp(backend, "intel_pt")) {
+		if (!strcmp(backend, "coresight"))
 			fprintf(stderr, "tracebuf: decode: %s: a CoreSight capture: convert it "
 				"with 'tracebuf export --opencsd OUTDIR %s' and decode that with "
 				"OpenCSD (trc_pkt_lister)\n", o.dir, o.dir);
 		else
 			fprintf(stderr, "tracebuf: decode: %s: backend \"%s\": only intel_pt "
-				"captures can be decoded\n", o.dir, m.backend);
-		free(m.text);
+				"captures can be decoded\n", o.dir, backend);
 		return TB_EXIT_FAIL;
 	}
-	o.snapshot = m.snapshot;
-	problems = tb_capture_check("decode", o.dir, want_cpu, &incomplete);
-	if (problems) {
-		fprintf(stderr, "tracebuf: decode: %s: the capture does not add up (%d "
-			"problem%s above): not decoded\n", o.dir, problems, problems > 1 ? "s" : "");
-		free(m.text);
+	if (tb_capture_open("decode", o.dir, want_cpu >= 0 ? TRACEBUF_CAPTURE_ONE_CPU : 0,
+			    want_cpu >= 0 ? (unsigned int)want_cpu : 0, "decoded", &o.cap))
 		return TB_EXIT_FAIL;
-	}
-
-	ncpus = capture_cpus(o.dir, &m, &nrs);
-	if (ncpus < 0) {
-		free(m.text);
-		return TB_EXIT_FAIL;
-	}
-	if (want_cpu >= 0) {
-		for (i = 0; i < ncpus && nrs[i] != (unsigned int)want_cpu; i++)
-			;
-		if (i == ncpus) {
-			fprintf(stderr, "tracebuf: decode: %s: CPU %ld is not in the capture\n",
-				o.dir, want_cpu);
-			free(nrs);
-			free(m.text);
-			return TB_EXIT_FAIL;
-		}
-		nrs[0] = (unsigned int)want_cpu;
-		ncpus = 1;
-	}
-	if (ncpus == 0) {
-		fprintf(stderr, "tracebuf: decode: %s: no cpuN.data or cpuN.aux: not a "
-			"capture directory\n", o.dir);
-		free(nrs);
-		free(m.text);
+	incomplete = !tracebuf_capture_complete(o.cap);
+	tracebuf_capture_meta_bool(o.cap, "snapshot", &snapshot);
+	o.snapshot = snapshot;
+	ncpus = tracebuf_capture_nr_streams(o.cap);
+	if (want_cpu >= 0 && ncpus <= 0) {
+		fprintf(stderr, "tracebuf: decode: %s: CPU %ld is not in the capture\n",
+			o.dir, want_cpu);
+		tracebuf_capture_close(o.cap);
 		return TB_EXIT_FAIL;
 	}
 
 	cpus = xrealloc(NULL, (size_t)ncpus, sizeof(*cpus));
 	memset(cpus, 0, (size_t)ncpus * sizeof(*cpus));
 	for (i = 0; i < ncpus; i++) {
-		cpus[i].nr = nrs[i];
-		if (!decode_cpu(&cpus[i], &o, &m))
+		cpus[i].nr = (unsigned int)tracebuf_capture_stream_cpu(o.cap, (unsigned int)i);
+		if (!decode_cpu(&cpus[i], &o, (unsigned int)i))
 			bad = true;
 		stats_add(&total, &cpus[i].st);
 	}
@@ -1366,8 +979,7 @@ int cmd_decode(int argc, char **argv)
 		free(cpus[i].spans);
 	}
 	free(cpus);
-	free(nrs);
-	free(m.text);
+	tracebuf_capture_close(o.cap);
 	if (incomplete)
 		fprintf(stderr, "tracebuf: decode: %s: the capture is incomplete (\"complete\": "
 			"false, the recording was interrupted): its counts were not checked\n",

@@ -2,9 +2,11 @@
 /*
  * tracebuf export --opencsd OUTDIR CAPTURE
  *
- * Turns a CoreSight capture (capture.h) into OpenCSD snapshot directories
- * (opencsd.h), one per segment of the trace, and OUTDIR/segments listing
- * them (docs/capture-format.md, "Exporting CoreSight trace").
+ * Turns a CoreSight capture (docs/capture-format.md), read and checked by
+ * libtracebuf's capture reader (tracebuf_capture_open(3)), into OpenCSD
+ * snapshot directories (opencsd.h), one per segment of the trace, and
+ * OUTDIR/segments listing them (docs/capture-format.md, "Exporting
+ * CoreSight trace").
  *
  * Per cpuN.data (one session), in CPU order, the AUX spans are walked in
  * order with the ETM records (TRACEBUF_REC_ETM) that precede them. A span
@@ -42,17 +44,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <tracebuf.h>
+#include <libtracebuf.h>
 
-#include "capture.h"
 #include "opencsd.h"
 #include "tool.h"
 
-#define MAX_CPUS	8192	/* cpuN files beyond this are ignored */
 #define SEGMENTS	"segments"
 
 static const char export_usage_text[] =
@@ -90,6 +89,7 @@ struct xfile {
 
 struct export {
 	const char *cap, *out;
+	struct tracebuf_capture *c;	/* the capture, open and checked */
 	int snapshot;
 	int incomplete;			/* "complete": false: counts unchecked */
 	struct xfile *files;
@@ -140,29 +140,17 @@ static int bad_opt(char **argv, int c)
 
 /* ---- the capture ------------------------------------------------------- */
 
-static int cmp_uint(const void *a, const void *b)
-{
-	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * meta.json and the CPU files, once tb_capture_check() found that they
- * add up. Returns 0, or -1 after a message when the directory is not a
- * CoreSight capture we can read.
+ * The capture, once tracebuf_capture_open() found that it adds up. Returns
+ * 0, or -1 after a message when the directory is not a CoreSight capture
+ * we can read.
  */
 static int read_capture(struct export *x)
 {
-	unsigned char *text = NULL;
-	unsigned int *cpus = NULL;
-	size_t len, n = 0, i, j;
-	const char *v, *e;
-	size_t vl, el;
-	uint64_t u;
-	char path[PATH_MAX];
+	char backend[64] = "";
 	struct stat st;
-	int ret;
+	unsigned int i;
+	int n;
 
 	if (stat(x->cap, &st) < 0) {
 		fprintf(stderr, "tracebuf: export: %s: %s\n", x->cap, strerror(errno));
@@ -172,72 +160,24 @@ static int read_capture(struct export *x)
 		fprintf(stderr, "tracebuf: export: %s: %s\n", x->cap, strerror(ENOTDIR));
 		return -1;
 	}
-	ret = tb_capture_check("export", x->cap, -1, &x->incomplete);
-	if (ret) {
-		fprintf(stderr, "tracebuf: export: %s: the capture does not add up (%d "
-			"problem%s above): not exported\n", x->cap, ret, ret > 1 ? "s" : "");
+	if (tb_capture_open("export", x->cap, 0, 0, "exported", &x->c))
+		return -1;
+	x->incomplete = !tracebuf_capture_complete(x->c);
+	if (tracebuf_capture_meta_str(x->c, "backend", backend, sizeof(backend)) < 0 ||
+	    strcmp(backend, "coresight")) {
+		fprintf(stderr, "tracebuf: export --opencsd: the capture has no CoreSight "
+			"trace (backend %s)\n", backend[0] ? backend : "unknown");
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s", x->cap, TB_CAPTURE_META);
-	ret = tb_read_file(path, &text, &len);
-	if (ret < 0) {
-		fprintf(stderr, "tracebuf: export: cannot read %s: %s\n", path, strerror(-ret));
-		return -1;
-	}
-	{
-		char backend[64] = "";
-		const char *t = (const char *)text;
-
-		if (tb_json_member(t, len, "format", &v, &vl) == 0 &&
-		    (tb_json_u64(v, vl, &u) || u != TB_CAPTURE_FORMAT)) {
-			fprintf(stderr, "tracebuf: export: %s: capture format %.*s, this tool "
-				"reads format %d\n", path, (int)vl, v, TB_CAPTURE_FORMAT);
-			goto fail;
-		}
-		if (tb_json_member(t, len, "backend", &v, &vl) == 0)
-			tb_json_string(v, vl, backend, sizeof(backend));
-		if (strcmp(backend, "coresight")) {
-			fprintf(stderr, "tracebuf: export --opencsd: the capture has no CoreSight "
-				"trace (backend %s)\n", backend[0] ? backend : "unknown");
-			goto fail;
-		}
-		if (tb_json_member(t, len, "snapshot", &v, &vl) == 0)
-			tb_json_bool(v, vl, &x->snapshot);
-		if (tb_json_member(t, len, "cpus", &v, &vl) == 0) {
-			for (i = 0; tb_json_index(v, vl, i, &e, &el) == 0; i++) {
-				if (tb_json_u64(e, el, &u) || u >= MAX_CPUS) {
-					fprintf(stderr, "tracebuf: export: %s: bad \"cpus\" entry\n",
-						path);
-					goto fail;
-				}
-				cpus = xrealloc(cpus, n + 1, sizeof(*cpus));
-				cpus[n++] = (unsigned int)u;
-			}
-		}
-	}
-	if (n > 1)
-		qsort(cpus, n, sizeof(*cpus), cmp_uint);
-	for (i = j = 0; i < n; i++)
-		if (!j || cpus[j - 1] != cpus[i])
-			cpus[j++] = cpus[i];
-	if (!j) {
-		fprintf(stderr, "tracebuf: export: %s: no cpuN.data: not a capture directory\n",
-			x->cap);
-		goto fail;
-	}
-	x->files = xrealloc(NULL, j, sizeof(*x->files));
-	for (i = 0; i < j; i++) {
-		x->files[i].cpu = cpus[i];
+	tracebuf_capture_meta_bool(x->c, "snapshot", &x->snapshot);
+	n = tracebuf_capture_nr_streams(x->c);
+	x->files = xrealloc(NULL, (size_t)n, sizeof(*x->files));
+	for (i = 0; i < (unsigned int)n; i++) {
+		x->files[i].cpu = (unsigned int)tracebuf_capture_stream_cpu(x->c, i);
 		x->files[i].described = 0;
 	}
-	x->nfiles = (unsigned int)j;
-	free(cpus);
-	free(text);
+	x->nfiles = (unsigned int)n;
 	return 0;
-fail:
-	free(cpus);
-	free(text);
-	return -1;
 }
 
 /* ---- segmentation -------------------------------------------------------- */
@@ -335,88 +275,52 @@ static void on_aux(struct export *x, struct walk *w, unsigned int fi, uint64_t b
 	w->expect = a->aux_offset + a->aux_size;
 }
 
-/* The records of one cpuN.data: its segments appended to x->segs. */
+/*
+ * The records of one cpuN.data (checked at open: every record whole and of
+ * its type's size): its segments appended to x->segs.
+ */
 static void walk_file(struct export *x, unsigned int fi, uint64_t base)
 {
+	struct tracebuf_capture_iter_opts io = {
+		.sz = sizeof(io), .flags = TRACEBUF_ITER_ONE_CPU, .cpu = x->files[fi].cpu,
+	};
 	struct xfile *f = &x->files[fi];
 	struct walk w = { .pending = BRK_START };
-	const struct tracebuf_record *r;
-	struct tb_rec_iter it;
-	unsigned char *buf;
-	char path[PATH_MAX];
-	size_t len;
-	int ret, bad, stop = 0;
+	struct tracebuf_capture_iter *it;
+	const struct tracebuf_capture_rec *cr;
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/cpu%u.data", x->cap, f->cpu);
-	ret = tb_read_file(path, &buf, &len);
-	if (ret < 0) {
-		fprintf(stderr, "tracebuf: export: cannot read %s: %s\n", path, strerror(-ret));
+	ret = tracebuf_capture_iter_new(x->c, &io, &it);
+	if (ret) {
+		fprintf(stderr, "tracebuf: export: %s: cpu%u.data: %s\n", x->cap, f->cpu,
+			tracebuf_strerror(ret));
 		x->bad = 1;
 		return;
 	}
-	it.buf = buf;
-	it.len = len;
-	it.off = 0;
-	while ((r = tb_rec_next(&it, &bad))) {
-		size_t roff = it.off - r->hdr.size;
-		size_t need = 0;
-		const char *name = NULL;
+	while (tracebuf_capture_next(it, &cr) > 0) {
+		const struct tracebuf_rec_etm *e = tracebuf_as_etm(cr->r);
+		const struct tracebuf_rec_lost *l = tracebuf_as_lost(cr->r);
 
-		switch (r->hdr.type) {
-		case TRACEBUF_REC_AUX:
-			need = sizeof(struct tracebuf_rec_aux);
-			name = "AUX";
-			break;
-		case TRACEBUF_REC_ETM:
-			need = sizeof(struct tracebuf_rec_etm);
-			name = "ETM";
-			break;
-		case TRACEBUF_REC_LOST:
-			need = sizeof(struct tracebuf_rec_lost);
-			name = "LOST";
-			break;
-		}
-		if (r->hdr.size < need) {
-			fprintf(stderr, "tracebuf: export: %s: corrupt at byte offset %zu: %s "
-				"record too short\n", path, roff, name);
-			stop = 1;
-			break;
-		}
-		switch (r->hdr.type) {
-		case TRACEBUF_REC_AUX:
-			on_aux(x, &w, fi, base, (const void *)r);
-			break;
-		case TRACEBUF_REC_ETM:
+		if (cr->span) {
+			on_aux(x, &w, fi, base, cr->span->rec);
+		} else if (e) {
 			x->etm_records++;
-			on_etm(&w, (const void *)r);
-			break;
-		case TRACEBUF_REC_LOST: {
-			const struct tracebuf_rec_lost *l = (const void *)r;
-
+			on_etm(&w, e);
+		} else if (l) {
 			if (l->reason == TRACEBUF_LOST_AUX_OVERRUN) {
 				w.lost += l->count;
 				if (l->flags & TRACEBUF_LOST_F_AT_LEAST)
 					w.atleast = 1;
 				raise_brk(&w, BRK_TRUNCATED);
 			}
-			break;
-		}
-		case TRACEBUF_REC_CONFIG:
+		} else if (cr->r->hdr.type == TRACEBUF_REC_CONFIG) {
 			if (w.cur)
 				raise_brk(&w, BRK_RESTART);
-			break;
 		}
 	}
-	if (!stop && (bad || it.off != it.len)) {
-		fprintf(stderr, "tracebuf: export: %s: corrupt at byte offset %zu: %s\n", path,
-			it.off, bad ? "bad record size" : "truncated record");
-		stop = 1;
-	}
-	if (stop)
-		x->bad = 1;
+	tracebuf_capture_iter_free(it);
 	f->described = w.file_pos;
 	free(w.etms);
-	free(buf);
 }
 
 /* ---- the output directory ---------------------------------------------- */
@@ -587,38 +491,6 @@ static void print_segment(FILE *f, size_t i, const struct seg *s, bool dir)
 	free(ids);
 }
 
-/* cpuN.aux mapped (NULL for an empty file); *size its length. */
-static const unsigned char *map_aux(const struct export *x, unsigned int cpu, uint64_t *size)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	void *p;
-	int fd;
-
-	*size = 0;
-	snprintf(path, sizeof(path), "%s/cpu%u.aux", x->cap, cpu);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		fprintf(stderr, "tracebuf: export: cannot read %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return MAP_FAILED;
-	}
-	if (!st.st_size || (uint64_t)st.st_size > SIZE_MAX) {
-		close(fd);
-		*size = (uint64_t)st.st_size;
-		return NULL;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		fprintf(stderr, "tracebuf: export: cannot map %s: %s\n", path, strerror(errno));
-		return MAP_FAILED;
-	}
-	*size = (uint64_t)st.st_size;
-	return p;
-}
-
 /* The snapshot directories, then OUT/segments. Returns the dirs written. */
 static size_t write_out(struct export *x)
 {
@@ -633,8 +505,12 @@ static size_t write_out(struct export *x)
 	for (fi = 0; fi < x->nfiles; fi++) {
 		const struct xfile *xf = &x->files[fi];
 		const unsigned char *aux = NULL;
+		const void *map = NULL;
 		uint64_t asize = 0;
-		bool mapped = false;
+
+		/* Checked at open: it holds at least what its records describe. */
+		tracebuf_capture_aux(x->c, fi, &map, &asize);
+		aux = map;
 
 		for (i = 0; i < x->nsegs; i++) {
 			struct seg *s = &x->segs[i];
@@ -649,20 +525,6 @@ static size_t write_out(struct export *x)
 					xf->cpu, s->file_off);
 				x->bad = 1;
 				continue;
-			}
-			if (!mapped) {
-				aux = map_aux(x, xf->cpu, &asize);
-				mapped = true;
-				if (aux == MAP_FAILED) {
-					x->bad = 1;
-					aux = NULL;
-					asize = 0;
-				} else if (asize < xf->described) {
-					fprintf(stderr, "tracebuf: export: %s/cpu%u.aux: %" PRIu64
-						" bytes, the AUX records describe %" PRIu64 "\n",
-						x->cap, xf->cpu, asize, xf->described);
-					x->bad = 1;
-				}
 			}
 			if (s->file_off >= asize)
 				continue;
@@ -684,8 +546,6 @@ static size_t write_out(struct export *x)
 			dirs[i] = true;
 			ndirs++;
 		}
-		if (aux)
-			munmap((void *)aux, (size_t)asize);
 	}
 
 	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", x->out, SEGMENTS);
@@ -759,8 +619,11 @@ int cmd_export(int argc, char **argv)
 		return TB_EXIT_USAGE;
 	}
 
-	if (read_capture(&x))
+	if (read_capture(&x)) {
+		tracebuf_capture_close(x.c);
+		free(x.files);
 		return TB_EXIT_FAIL;
+	}
 	for (fi = 0; fi < x.nfiles; fi++) {
 		walk_file(&x, fi, base);
 		base += x.files[fi].described;
@@ -793,5 +656,6 @@ int cmd_export(int argc, char **argv)
 		free(x.segs[i].etms);
 	free(x.segs);
 	free(x.files);
+	tracebuf_capture_close(x.c);
 	return x.bad ? TB_EXIT_FAIL : TB_EXIT_OK;
 }

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tracebuf record: one session per CPU, the data ring and the AUX area of
- * each drained into a capture directory (capture.h) until a duration
- * passes, a command exits, or SIGINT/SIGTERM.
+ * each drained into a capture directory (docs/capture-format.md) until a
+ * duration passes, a command exits, or SIGINT/SIGTERM.
  *
- * Draining a CPU walks its data records (tracebuf_peek/advance), appends
- * each to cpuN.data and, for an AUX record, writes the span straight from
- * the AUX mapping to cpuN.aux (two iovecs when it wraps), then releases
- * it. One thread: epoll on the session fds and a signalfd, with a 100 ms
- * timeout that drains every CPU whatever woke us.
+ * The sessions are consumed by a libtracebuf group (tracebuf_group_new(3)):
+ * its callbacks append each record to cpuN.data and, for an AUX record,
+ * write the span straight from the AUX mapping to cpuN.aux (two iovecs
+ * when it wraps); the group then releases it. One thread: the group's
+ * poll, which also watches a signalfd, with a 100 ms timeout after which
+ * every CPU is consumed whatever woke us.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -35,7 +35,6 @@
 
 #include <libtracebuf.h>
 
-#include "capture.h"
 #include "tool.h"
 
 #define DEF_DATA_SIZE	(256ULL << 10)
@@ -44,7 +43,6 @@
 #define MAX_CPUS	8192		/* CPU numbers below this in a CPU list */
 #define WBUF_SIZE	(64U << 10)	/* cpuN.data write buffer */
 #define TICK_MS		100		/* drain everything at least this often */
-#define SIGFD_TAG	UINT32_MAX
 
 static const char record_usage[] =
 	"Usage: tracebuf record [-a | -C CPULIST] [-b BACKEND] [-c CONFIG] [--data-size N]\n"
@@ -77,7 +75,7 @@ struct rcpu {
 	int data_fd, aux_fd;
 	unsigned char *wbuf;
 	size_t wlen;
-	int stopped;			/* EPOLLERR/EPOLLHUP seen: out of epoll */
+	int stopped;			/* POLLERR/POLLHUP seen: out of the poll */
 	int enabled;
 	const char *error;		/* why it stopped early, or NULL */
 	char *config;			/* canonical configuration */
@@ -111,7 +109,11 @@ struct record {
 	struct tracebuf_info info;
 	char backend_name[TRACEBUF_NAME_LEN + 1];
 	int emulated, has_aux;
-	int epfd, sigfd;
+	struct tracebuf_group *group;	/* every session, and the signalfd */
+	int sigfd;
+	int stopsig;			/* SIGINT or SIGTERM received */
+	int snap_req;			/* SIGUSR2 received in --snapshot mode */
+	int usr2_warned;
 	pid_t child;
 	int child_status, child_done, child_failed_exec;
 	uint64_t start_ns, end_ns;
@@ -363,102 +365,137 @@ static void append_record(struct record *R, struct rcpu *c, const struct tracebu
 	c->records++;
 }
 
-/* Bytes [pos, pos + len) of the AUX area to cpuN.aux, from the mapping. */
-static int write_span(struct record *R, struct rcpu *c, uint64_t pos, uint64_t len)
+/* A span's bytes to cpuN.aux, straight from the AUX mapping. */
+static int write_span(struct record *R, struct rcpu *c, const struct tracebuf_span *sp)
 {
-	uint64_t mask = c->s.aux_size - 1, off = pos & mask;
 	struct iovec iov[2];
-	int cnt = 1, ret;
+	unsigned int i;
+	int ret;
 
-	if (!len || R->fatal)
+	if (!sp->nr_parts || R->fatal)
 		return 0;
-	iov[0].iov_base = (void *)tracebuf_aux_ptr(&c->s, pos);
-	iov[0].iov_len = (size_t)len;
-	if (off + len > c->s.aux_size) {
-		iov[0].iov_len = (size_t)(c->s.aux_size - off);
-		iov[1].iov_base = (void *)tracebuf_aux_ptr(&c->s, 0);
-		iov[1].iov_len = (size_t)(len - iov[0].iov_len);
-		cnt = 2;
+	for (i = 0; i < sp->nr_parts; i++) {
+		iov[i].iov_base = (void *)sp->part[i];
+		iov[i].iov_len = sp->part_len[i];
 	}
-	ret = write_all(c->aux_fd, iov, cnt);
+	ret = write_all(c->aux_fd, iov, (int)sp->nr_parts);
 	if (ret)
 		write_failed(R, c, "aux", ret);
 	return ret;
 }
 
-/* ---- draining ----------------------------------------------------------- */
+/* ---- draining: the group's callbacks ------------------------------------ */
 
-static void drain(struct record *R, struct rcpu *c)
+static struct record *the_record;	/* the callbacks' view of the command */
+
+/* Every record but AUX records: LOST, CONFIG, USER, ETM, ... */
+static int on_record(void *ctx, struct tracebuf_session *s, const struct tracebuf_record *r)
 {
-	const struct tracebuf_record *r;
+	struct record *R = the_record;
+	struct rcpu *c = ctx;
+	const struct tracebuf_rec_lost *l = tracebuf_as_lost(r);
 
-	if (!c->s.ctl)
-		return;
-	while (!R->fatal && (r = tracebuf_peek(&c->s)) != NULL) {
-		uint64_t end = 0;
-		int aux = 0;
-
-		if (r->hdr.type == TRACEBUF_REC_AUX && c->s.aux &&
-		    r->hdr.size >= sizeof(struct tracebuf_rec_aux)) {
-			const struct tracebuf_rec_aux *a = (const void *)r;
-			uint64_t head = tracebuf_aux_head(&c->s);
-
-			end = a->aux_offset + a->aux_size;
-			/* The record is committed just before aux_head moves. */
-			if ((int64_t)(head - end) < 0)
-				break;
-			if (a->aux_size > c->s.aux_size) {
-				fprintf(stderr, "\ntracebuf: CPU %u: AUX span of %" PRIu64
-					" bytes in a ring of %" PRIu64 ": stopping\n", c->cpu,
-					(uint64_t)a->aux_size, c->s.aux_size);
-				R->fatal = 1;
-				break;
-			}
-			/* Bytes published with no record (it did not fit): lost. */
-			if (!R->snapshot && (int64_t)(a->aux_offset - c->s.aux_tail) > 0)
-				c->aux_gap += a->aux_offset - c->s.aux_tail;
-			if (write_span(R, c, a->aux_offset, a->aux_size))
-				break;
-			c->aux_bytes += a->aux_size;
-			c->aux_spans++;
-			if (a->flags & TRACEBUF_AUX_F_TRUNCATED)
-				c->truncations++;
-			if (a->flags & TRACEBUF_AUX_F_COLLISION)
-				c->collisions++;
-			aux = 1;
-		} else if (r->hdr.type == TRACEBUF_REC_LOST &&
-			   r->hdr.size >= sizeof(struct tracebuf_rec_lost)) {
-			const struct tracebuf_rec_lost *l = (const void *)r;
-
-			/* AUX_OVERRUN counts trace bytes, every other reason records. */
-			if (l->reason == TRACEBUF_LOST_AUX_OVERRUN) {
-				c->aux_lost += l->count;
-				if (l->flags & TRACEBUF_LOST_F_AT_LEAST)
-					c->aux_lost_atleast = 1;
-			} else {
-				c->lost_recs += l->count;
-			}
+	(void)s;
+	if (R->fatal)
+		return -ECANCELED;
+	if (l) {
+		/* AUX_OVERRUN counts trace bytes, every other reason records. */
+		if (l->reason == TRACEBUF_LOST_AUX_OVERRUN) {
+			c->aux_lost += l->count;
+			if (l->flags & TRACEBUF_LOST_F_AT_LEAST)
+				c->aux_lost_atleast = 1;
+		} else {
+			c->lost_recs += l->count;
 		}
-		append_record(R, c, r);
-		tracebuf_advance(&c->s, r);
-		if (aux)
-			tracebuf_aux_release(&c->s, end);
 	}
-	flush_data(R, c);
-	if (tracebuf_ring_error(&c->s) && !c->error) {
+	append_record(R, c, r);
+	return 0;
+}
+
+/* An AUX record: its bytes to cpuN.aux first, then the record to cpuN.data. */
+static int on_span(void *ctx, struct tracebuf_session *s, const struct tracebuf_span *sp)
+{
+	struct record *R = the_record;
+	struct rcpu *c = ctx;
+
+	(void)s;
+	if (R->fatal)
+		return -ECANCELED;
+	/* Bytes published with no record (it did not fit): lost. */
+	c->aux_gap += sp->gap_bytes;
+	if (write_span(R, c, sp))
+		return -EIO;
+	c->aux_bytes += sp->size;
+	c->aux_spans++;
+	if (sp->flags & TRACEBUF_AUX_F_TRUNCATED)
+		c->truncations++;
+	if (sp->flags & TRACEBUF_AUX_F_COLLISION)
+		c->collisions++;
+	append_record(R, c, &sp->rec->r);
+	return 0;
+}
+
+static void stop_cpu(struct rcpu *c, const char *why)
+{
+	c->stopped = 1;
+	if (!c->error)
+		c->error = why;
+}
+
+static void progress_clear(struct record *R);
+
+/* POLLERR, POLLHUP (the group took the session out of its poll), a corrupt ring. */
+static int on_event(void *ctx, struct tracebuf_session *s, unsigned int events)
+{
+	struct record *R = the_record;
+	struct rcpu *c = ctx;
+
+	(void)s;
+	if ((events & TRACEBUF_EV_ERROR) && !c->stopped) {
+		progress_clear(R);
+		fprintf(stderr, "tracebuf: CPU %u: tracing stopped: %s; the other "
+			"CPUs go on\n", c->cpu, c->collisions ?
+			"another owner (perf's intel_pt?) took the trace hardware" :
+			"a hardware error");
+		stop_cpu(c, c->collisions ? "collision" : "hardware error");
+	}
+	if ((events & TRACEBUF_EV_HANGUP) && !c->stopped) {
+		progress_clear(R);
+		fprintf(stderr, "tracebuf: CPU %u: the session hung up (CPU offline?)\n",
+			c->cpu);
+		stop_cpu(c, "hung up");
+	}
+	if ((events & TRACEBUF_EV_CORRUPT) && !c->error) {
+		flush_data(R, c);
 		c->error = "corrupt data ring";
 		fprintf(stderr, "\ntracebuf: CPU %u: %s\n", c->cpu,
 			tracebuf_strerror(tracebuf_ring_error(&c->s)));
 		R->fatal = 1;
 	}
+	return 0;
 }
 
-static void drain_all(struct record *R)
+static const struct tracebuf_group_ops record_ops = {
+	.sz = sizeof(record_ops),
+	.on_record = on_record,
+	.on_span = on_span,
+	.on_event = on_event,
+};
+
+static void flush_all(struct record *R)
 {
 	unsigned int i;
 
 	for (i = 0; i < R->nr_cpus; i++)
-		drain(R, &R->c[i]);
+		flush_data(R, &R->c[i]);
+}
+
+/* Consume every session (whatever woke us), then write what is buffered. */
+static void drain_all(struct record *R)
+{
+	if (R->group)
+		tracebuf_group_consume(R->group);	/* errors: R->fatal, printed */
+	flush_all(R);
 }
 
 static uint64_t ctl_read(const __u64 *p)
@@ -518,7 +555,7 @@ static void write_meta_to(struct record *R, FILE *f, int complete)
 	unsigned int i;
 	int lost = 0;
 
-	fprintf(f, "{\n\"format\": %d,\n\"tool_version\": ", TB_CAPTURE_FORMAT);
+	fprintf(f, "{\n\"format\": %d,\n\"tool_version\": ", TRACEBUF_CAPTURE_FORMAT);
 	json_cstr(f, TRACEBUF_VERSION);
 	fputs(",\n\"module_version\": ", f);
 	tb_json_str(f, R->info.module_version,
@@ -1292,25 +1329,42 @@ static void take_snapshot(struct record *R)
 			fprintf(stderr, "\ntracebuf: CPU %u: snapshot failed: %s\n", c->cpu,
 				tracebuf_strerror(ret));
 		/* The span points into a ring the hardware overwrites: copy now. */
-		drain(R, c);
+		tracebuf_group_consume_session(R->group, &c->s);
+		flush_data(R, c);
 	}
 }
 
-static void stop_cpu(struct record *R, struct rcpu *c, const char *why)
+/*
+ * The signalfd, from the group's poll: note what arrived; the event loop
+ * acts on it once the poll returned (a snapshot consumes the group).
+ */
+static int on_signal(void *ctx, int fd, unsigned int events)
 {
-	epoll_ctl(R->epfd, EPOLL_CTL_DEL, c->s.fd, NULL);
-	c->stopped = 1;
-	if (!c->error)
-		c->error = why;
+	struct record *R = ctx;
+	struct signalfd_siginfo si;
+
+	(void)events;
+	while (read(fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+			R->stopsig = (int)si.ssi_signo;
+		} else if (si.ssi_signo == SIGUSR2) {
+			if (R->snapshot)
+				R->snap_req = 1;
+			else if (!R->usr2_warned++)
+				fprintf(stderr, "\ntracebuf: SIGUSR2 ignored: "
+					"not in --snapshot mode\n");
+		} else if (si.ssi_signo == SIGCHLD) {
+			reap_child(R, 0);
+		}
+	}
+	return 0;
 }
 
 /* Returns the signal that stopped us (0: duration, command or all CPUs gone). */
 static int event_loop(struct record *R)
 {
-	struct epoll_event ev[64];
 	uint64_t deadline = 0, next_tick, next_prog, last_prog;
 	unsigned int i, live;
-	int stop = 0, usr2_warned = 0;
 
 	if (R->duration > 0)
 		deadline = R->start_ns + (uint64_t)(R->duration * 1e9);
@@ -1318,55 +1372,25 @@ static int event_loop(struct record *R)
 	last_prog = R->start_ns;
 	next_prog = R->start_ns + 1000000000ULL;
 
-	while (!stop && !R->fatal) {
+	while (!R->stopsig && !R->fatal) {
 		uint64_t now = now_ns(), wake = next_tick;
-		int n, k, timeout;
+		int n, timeout;
 
 		if (deadline && deadline < wake)
 			wake = deadline;
 		timeout = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
-		n = epoll_wait(R->epfd, ev, 64, timeout);
-		if (n < 0 && errno != EINTR) {
-			fprintf(stderr, "tracebuf: epoll_wait: %s\n", strerror(errno));
+		n = tracebuf_group_poll(R->group, timeout);
+		flush_all(R);
+		if (R->fatal)
+			break;
+		if (n < 0 && n != -EINTR) {
+			fprintf(stderr, "tracebuf: epoll_wait: %s\n", strerror(-n));
 			R->fatal = 1;
 			break;
 		}
-		for (k = 0; k < n; k++) {
-			struct signalfd_siginfo si;
-			struct rcpu *c;
-
-			if (ev[k].data.u32 == SIGFD_TAG) {
-				while (read(R->sigfd, &si, sizeof(si)) == sizeof(si)) {
-					if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
-						stop = (int)si.ssi_signo;
-					} else if (si.ssi_signo == SIGUSR2) {
-						if (R->snapshot)
-							take_snapshot(R);
-						else if (!usr2_warned++)
-							fprintf(stderr, "\ntracebuf: SIGUSR2 ignored: "
-								"not in --snapshot mode\n");
-					} else if (si.ssi_signo == SIGCHLD) {
-						reap_child(R, 0);
-					}
-				}
-				continue;
-			}
-			c = &R->c[ev[k].data.u32];
-			drain(R, c);
-			if ((ev[k].events & EPOLLERR) && !c->stopped) {
-				progress_clear(R);
-				fprintf(stderr, "tracebuf: CPU %u: tracing stopped: %s; the other "
-					"CPUs go on\n", c->cpu, c->collisions ?
-					"another owner (perf's intel_pt?) took the trace hardware" :
-					"a hardware error");
-				stop_cpu(R, c, c->collisions ? "collision" : "hardware error");
-			}
-			if ((ev[k].events & EPOLLHUP) && !c->stopped) {
-				progress_clear(R);
-				fprintf(stderr, "tracebuf: CPU %u: the session hung up (CPU offline?)\n",
-					c->cpu);
-				stop_cpu(R, c, "hung up");
-			}
+		if (R->snap_req) {
+			R->snap_req = 0;
+			take_snapshot(R);
 		}
 		now = now_ns();
 		if (now >= next_tick) {
@@ -1390,7 +1414,7 @@ static int event_loop(struct record *R)
 			next_prog = now + 1000000000ULL;
 		}
 	}
-	return stop;
+	return R->stopsig;
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -1506,6 +1530,9 @@ static void cleanup(struct record *R)
 {
 	unsigned int i;
 
+	/* The group first: it holds no file, but it points at the sessions. */
+	tracebuf_group_free(R->group);
+	R->group = NULL;
 	for (i = 0; R->c && i < R->nr_cpus; i++) {
 		struct rcpu *c = &R->c[i];
 
@@ -1521,8 +1548,6 @@ static void cleanup(struct record *R)
 		free(R->c[i].cpuset);
 	free(R->c);
 	free(R->cpus);
-	if (R->epfd >= 0)
-		close(R->epfd);
 	if (R->sigfd >= 0)
 		close(R->sigfd);
 }
@@ -1530,7 +1555,6 @@ static void cleanup(struct record *R)
 int cmd_record(int argc, char **argv)
 {
 	struct record rec, *R = &rec;
-	struct epoll_event ev;
 	sigset_t mask, oldmask;
 	int go_fd = -1, err_fd = -1, ret, status = TB_EXIT_FAIL, stopsig = 0, ran = 0;
 	unsigned int i;
@@ -1540,7 +1564,8 @@ int cmd_record(int argc, char **argv)
 	R->data_size = DEF_DATA_SIZE;
 	R->aux_size = DEF_AUX_SIZE;
 	R->outdir = DEF_OUTPUT;
-	R->epfd = R->sigfd = -1;
+	R->sigfd = -1;
+	the_record = R;
 
 	ret = parse_args(R, argc, argv);
 	if (ret) {
@@ -1593,20 +1618,17 @@ int cmd_record(int argc, char **argv)
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &oldmask);
 	R->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	R->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (R->sigfd < 0 || R->epfd < 0) {
-		fprintf(stderr, "tracebuf: signalfd/epoll: %s\n", strerror(errno));
+	ret = R->sigfd < 0 ? -errno : tracebuf_group_new(NULL, &R->group);
+	if (!ret)
+		ret = tracebuf_group_add_fd(R->group, R->sigfd, on_signal, R);
+	if (ret) {
+		fprintf(stderr, "tracebuf: signalfd/epoll: %s\n", strerror(-ret));
 		goto out_mask;
 	}
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.u32 = SIGFD_TAG;
-	epoll_ctl(R->epfd, EPOLL_CTL_ADD, R->sigfd, &ev);
 	for (i = 0; i < R->nr_cpus; i++) {
-		ev.events = EPOLLIN;
-		ev.data.u32 = i;
-		if (epoll_ctl(R->epfd, EPOLL_CTL_ADD, R->c[i].s.fd, &ev)) {
-			fprintf(stderr, "tracebuf: epoll_ctl: %s\n", strerror(errno));
+		ret = tracebuf_group_add(R->group, &R->c[i].s, &record_ops, &R->c[i]);
+		if (ret) {
+			fprintf(stderr, "tracebuf: epoll_ctl: %s\n", strerror(-ret));
 			goto out_mask;
 		}
 	}

@@ -2,7 +2,7 @@
 /*
  * Declarations shared by the files of the tracebuf tool: the subcommands
  * and small helpers. tracebuf.c defines the command-line helpers, dump.c
- * the JSON helpers.
+ * the capture opening and the JSON writer.
  */
 #ifndef TRACEBUF_TOOL_H
 #define TRACEBUF_TOOL_H
@@ -50,19 +50,25 @@ const char *tb_device_path(void);
  */
 void tb_print_caret(const char *config, uint32_t off, uint32_t len);
 
-/* ---- capcheck.c: does a capture add up? ------------------------------- */
+/* ---- dump.c: captures and JSON --------------------------------------------- */
+
+struct tracebuf_capture;
+
+/* The capture directory (docs/capture-format.md): its description file. */
+#define TB_CAPTURE_META	"meta.json"
 
 /*
- * Check the capture in dir (docs/capture-format.md, "Checks"): meta.json
- * against the cpuN files, the files against each other; only the CPU
- * 'only' when it is >= 0. Every problem is printed on stderr as
- * "tracebuf: CMD: DIR: ...". Returns the number of problems; *incomplete
- * is set when meta.json says the recording was interrupted (then only the
- * files are checked, not the counts).
+ * Open the capture in dir with libtracebuf's reader, which checks that it
+ * adds up (docs/capture-format.md, "Checks"): every problem on stderr as
+ * "tracebuf: CMD: DIR: ...", then, for a capture that does not add up,
+ * "... the capture does not add up (N problems above): not WHAT". flags
+ * and cpu as in struct tracebuf_capture_opts. 0, or the negative errno of
+ * tracebuf_capture_open(3) (everything already said).
  */
-int tb_capture_check(const char *cmd, const char *dir, long only, int *incomplete);
-
-/* ---- dump.c: JSON ------------------------------------------------------- */
+int tb_capture_open(const char *cmd, const char *dir, unsigned int flags, unsigned int cpu,
+		    const char *what, struct tracebuf_capture **cap);
+/* tracebuf_capture_opts.on_problem of tb_capture_open(). */
+void tb_capture_problem(void *ctx, const char *message);
 
 /*
  * Write len bytes at s as a JSON string, quotes included: " and \
@@ -70,31 +76,5 @@ int tb_capture_check(const char *cmd, const char *dir, long only, int *incomplet
  * Latin-1, so the output is ASCII and valid whatever the input).
  */
 void tb_json_str(FILE *f, const char *s, size_t len);
-
-/* 0 when text is one JSON object and nothing else but whitespace. */
-int tb_json_object(const char *text, size_t len);
-
-/*
- * A minimal reader for meta.json. A value is a span of the text: the
- * object, array, string (quotes included), number or literal. Returns 0
- * and the span of the member 'key' of the object at obj (the span of an
- * object value), -1 if there is no such member or the text is malformed.
- */
-int tb_json_member(const char *obj, size_t objlen, const char *key,
-		   const char **val, size_t *vallen);
-/* The value as a number (integers exactly up to 2^64 - 1); -1 if not one. */
-int tb_json_u64(const char *val, size_t len, uint64_t *out);
-int tb_json_bool(const char *val, size_t len, int *out);	/* true/false */
-/* A string value unescaped into buf (NUL-terminated, \u00XX -> byte). */
-int tb_json_string(const char *val, size_t len, char *buf, size_t size);
-/*
- * The n-th element (from 0) of the array at val; -1 past the end or if
- * malformed.
- */
-int tb_json_index(const char *val, size_t len, size_t n, const char **elem,
-		  size_t *elemlen);
-
-/* The whole file in a malloc'ed buffer (NUL-terminated too); 0 or -errno. */
-int tb_read_file(const char *path, unsigned char **buf, size_t *len);
 
 #endif /* TRACEBUF_TOOL_H */

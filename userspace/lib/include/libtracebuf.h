@@ -4,7 +4,19 @@
  *
  * Conventions (as in liburing): functions return 0 or a non-negative value
  * on success and a negative errno on failure; errno is not used to report
- * errors. The library never allocates memory.
+ * errors. The session calls never allocate memory; the group
+ * (tracebuf_group_new) and the capture reader (tracebuf_capture_open)
+ * allocate what they need and give it back in tracebuf_group_free() and
+ * tracebuf_capture_close().
+ *
+ * Extensible structs (ABI rules, as the kernel's): options the caller
+ * passes start with 'size_t sz' (set it to sizeof the struct as the caller
+ * knows it); a newer library reads an older caller's smaller struct with
+ * defaults for what is missing, and refuses with -E2BIG non-zero bytes
+ * past what it knows. Structs the library hands out (spans, capture
+ * records) are the library's: never allocate or copy them; new members
+ * are only ever added at their end. Handles (struct tracebuf_group,
+ * struct tracebuf_capture, struct tracebuf_capture_iter) are opaque.
  */
 #ifndef LIBTRACEBUF_H
 #define LIBTRACEBUF_H
@@ -128,6 +140,148 @@ const char *tracebuf_version(void);
 const char *tracebuf_strerror(int err);
 const char *tracebuf_backend_name(unsigned int id);
 const char *tracebuf_rec_type_name(unsigned int type);
+
+/*
+ * An AUX span: the bytes one AUX record describes, handed out by the
+ * group (tracebuf_group_add(3): straight from the AUX mapping, in up to two
+ * parts when it wraps) and by the capture reader (tracebuf_capture_next(3):
+ * from cpuN.aux, one part). Owned by the library, valid until the
+ * callback returns or the next record is asked for.
+ */
+struct tracebuf_span {
+	const struct tracebuf_rec_aux *rec;	/* the AUX record */
+	uint64_t offset;	/* rec->aux_offset: free-running AUX position */
+	uint64_t size;		/* rec->aux_size: bytes */
+	uint64_t flags;		/* rec->flags: TRACEBUF_AUX_F_TRUNCATED, ... */
+	/*
+	 * Bytes published before this span that no AUX record describes (the
+	 * record did not fit the data ring): not delivered, lost. Full-trace
+	 * mode only (0 in snapshot mode, where spans overlap by design).
+	 */
+	uint64_t gap_bytes;
+	/*
+	 * Trace known lost just before this span: gap_bytes plus the counts
+	 * of the LOST records with reason AUX_OVERRUN since the previous span
+	 * (those records are handed out too); lost_at_least: one of the
+	 * counts was a lower bound (TRACEBUF_LOST_F_AT_LEAST).
+	 */
+	uint64_t lost_bytes;
+	unsigned int lost_at_least;
+	unsigned int nr_parts;		/* 0 (size 0), 1, or 2 when it wraps */
+	const void *part[2];		/* the bytes, part[0] then part[1] */
+	size_t part_len[2];		/* part_len[0] + part_len[1] == size */
+	/*
+	 * The span's position in its stream of delivered AUX bytes: in a
+	 * capture, its offset in cpuN.aux; in a group, the bytes of the
+	 * session's earlier spans (where 'tracebuf record' writes it).
+	 */
+	uint64_t stream_offset;
+};
+
+/*
+ * Consuming sessions without an event loop of one's own (libbpf's
+ * ring_buffer style): add sessions to a group, poll it with a timeout,
+ * and get a callback per record and per AUX span (tracebuf_group_new(3)).
+ */
+struct tracebuf_group;
+
+struct tracebuf_group_opts {
+	size_t sz;		/* sizeof(struct tracebuf_group_opts) */
+};
+
+/* tracebuf_group_ops.on_event(): what happened to a session. */
+#define TRACEBUF_EV_ERROR	(1U << 0)	/* POLLERR: stopped (COLLISION, hardware error) */
+#define TRACEBUF_EV_HANGUP	(1U << 1)	/* POLLHUP: it can produce nothing more */
+#define TRACEBUF_EV_CORRUPT	(1U << 2)	/* corrupt data ring: consumer stopped */
+
+struct tracebuf_group_ops {
+	size_t sz;		/* sizeof(struct tracebuf_group_ops) */
+	/* Every record but AUX records (LOST, CONFIG, USER, ETM, unknown types). */
+	int (*on_record)(void *ctx, struct tracebuf_session *s,
+			 const struct tracebuf_record *r);
+	/* Every AUX record with its span; NULL: AUX records go to on_record. */
+	int (*on_span)(void *ctx, struct tracebuf_session *s, const struct tracebuf_span *span);
+	/* TRACEBUF_EV_*, once each; NULL: poll and consume return the errno. */
+	int (*on_event)(void *ctx, struct tracebuf_session *s, unsigned int events);
+};
+
+int tracebuf_group_new(const struct tracebuf_group_opts *opts, struct tracebuf_group **group);
+int tracebuf_group_add(struct tracebuf_group *g, struct tracebuf_session *s,
+		       const struct tracebuf_group_ops *ops, void *ctx);
+int tracebuf_group_add_fd(struct tracebuf_group *g, int fd,
+			  int (*fn)(void *ctx, int fd, unsigned int events), void *ctx);
+int tracebuf_group_poll(struct tracebuf_group *g, int timeout_ms);
+int tracebuf_group_consume(struct tracebuf_group *g);
+int tracebuf_group_consume_session(struct tracebuf_group *g, struct tracebuf_session *s);
+int tracebuf_group_epoll_fd(const struct tracebuf_group *g);
+void tracebuf_group_free(struct tracebuf_group *g);
+
+/*
+ * Reading a capture directory (docs/capture-format.md): meta.json,
+ * cpuN.data, cpuN.aux. tracebuf_capture_open(3) checks that it adds up and
+ * refuses it otherwise, naming every problem.
+ */
+struct tracebuf_capture;
+struct tracebuf_capture_iter;
+
+#define TRACEBUF_CAPTURE_FORMAT	1	/* the meta.json "format" this library reads */
+
+/* tracebuf_capture_opts.flags */
+#define TRACEBUF_CAPTURE_ONE_CPU	(1U << 0)	/* only the stream of .cpu */
+#define TRACEBUF_CAPTURE_META_ONLY	(1U << 1)	/* meta.json only: no streams */
+
+struct tracebuf_capture_opts {
+	size_t sz;		/* sizeof(struct tracebuf_capture_opts) */
+	unsigned int flags;	/* TRACEBUF_CAPTURE_* */
+	unsigned int cpu;	/* with TRACEBUF_CAPTURE_ONE_CPU */
+	/* Every problem found, one sentence each ("cpu0.aux has 90 bytes, ..."). */
+	void (*on_problem)(void *ctx, const char *message);
+	void *ctx;
+};
+
+/* A record handed out by tracebuf_capture_next(3). */
+struct tracebuf_capture_rec {
+	const struct tracebuf_record *r;	/* the record (r->hdr.size bytes, aligned) */
+	const char *file;		/* the file it is in: "cpu0.data" */
+	unsigned int cpu;		/* the stream's CPU (N of cpuN.data) */
+	unsigned int stream;		/* the stream's index */
+	uint64_t offset;		/* byte offset of the record in the file */
+	const struct tracebuf_span *span;	/* AUX records: the span; else NULL */
+};
+
+/* tracebuf_capture_iter_opts.flags */
+#define TRACEBUF_ITER_ONE_CPU	(1U << 0)	/* only the stream of .cpu */
+
+struct tracebuf_capture_iter_opts {
+	size_t sz;		/* sizeof(struct tracebuf_capture_iter_opts) */
+	unsigned int flags;	/* TRACEBUF_ITER_*; 0: every stream, merged by time */
+	unsigned int cpu;	/* with TRACEBUF_ITER_ONE_CPU */
+};
+
+int tracebuf_capture_open(const char *dir, const struct tracebuf_capture_opts *opts,
+			  struct tracebuf_capture **cap);
+void tracebuf_capture_close(struct tracebuf_capture *cap);
+int tracebuf_capture_complete(const struct tracebuf_capture *cap);
+int tracebuf_capture_nr_streams(const struct tracebuf_capture *cap);
+int tracebuf_capture_stream_cpu(const struct tracebuf_capture *cap, unsigned int stream);
+int tracebuf_capture_stream_records(const struct tracebuf_capture *cap, unsigned int stream,
+				    uint64_t *records);
+int tracebuf_capture_aux(const struct tracebuf_capture *cap, unsigned int stream,
+			 const void **data, uint64_t *len);
+int tracebuf_capture_meta(const struct tracebuf_capture *cap, const char *path,
+			  const char **json, size_t *len);
+int tracebuf_capture_meta_u64(const struct tracebuf_capture *cap, const char *path,
+			      uint64_t *value);
+int tracebuf_capture_meta_bool(const struct tracebuf_capture *cap, const char *path,
+			       int *value);
+int tracebuf_capture_meta_str(const struct tracebuf_capture *cap, const char *path,
+			      char *buf, size_t size);
+int tracebuf_capture_iter_new(struct tracebuf_capture *cap,
+			      const struct tracebuf_capture_iter_opts *opts,
+			      struct tracebuf_capture_iter **it);
+int tracebuf_capture_next(struct tracebuf_capture_iter *it,
+			  const struct tracebuf_capture_rec **rec);
+void tracebuf_capture_iter_free(struct tracebuf_capture_iter *it);
 
 /*
  * Consuming the mapped data ring: no system call, no allocation. One
