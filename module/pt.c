@@ -864,6 +864,10 @@ static void tb_pt_collision(struct tb_session *s, struct tb_pt_cpu *pc,
 	tb_pt_fail(s, pc, cpu, "another owner took the hardware");
 }
 
+/* Why start() refuses in VMX operation, for the log. */
+static const char tb_pt_vmx_why[] =
+	"in VMX operation (a hypervisor runs), where it cannot trace (VMX_MISC[14] clear)";
+
 /*
  * This CPU cannot trace in VMX operation (IA32_VMX_MISC[14] clear) and is
  * in it now: TraceEn cannot be set (SDM vol. 3D, A.6).
@@ -987,8 +991,8 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 	/* SDM vol. 3D, A.6: TraceEn cannot be set in VMX operation here. */
 	if (tb_pt_vmx_blocked(pc)) {
 		/* Deferred: a task session starts from the scheduler (task.c). */
-		tb_warn_deferred_ratelimited("tracebuf: intel_pt: cpu%u: in VMX operation (a hypervisor such as KVM runs), where this CPU cannot trace (IA32_VMX_MISC[14] clear): refused\n",
-					     cpu);
+		tb_warn_deferred_ratelimited("tracebuf: intel_pt: cpu%u: %s: refused\n", cpu,
+					     tb_pt_vmx_why);
 		return -EOPNOTSUPP;
 	}
 	pc->vmx_wait = false;
