@@ -799,11 +799,11 @@ static enum hrtimer_restart ptemu_tick(struct hrtimer *t)
 	if (READ_ONCE(pc->burst)) {
 		/* Burst: a fixed amount per tick, however late the tick. */
 		WRITE_ONCE(pc->burst, pc->burst - 1);
-		ptemu_add(&pc->burst_ticks, 1);
 		pc->over = 0;
 		ptemu_generate(pc, min_t(u64, (u64)READ_ONCE(burst_kb) * 1024,
 					 PTEMU_MAX_TICK_BYTES));
 		pc->over = 0;
+		ptemu_add(&pc->burst_ticks, 1);	/* done: its bytes are out */
 	} else if (!pc->idle) {
 		ptemu_generate(pc, ptemu_budget(pc, periods));
 	}
