@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <tracebuf.h>
 
 #include "compat.h"
@@ -61,6 +62,14 @@ struct tb_session {
 	 * holding it: ioctls copy in and out before and after.
 	 */
 	struct mutex lock;
+	/*
+	 * Serialises the backend's claim on the hardware (backend.h) with
+	 * ENABLE, DISABLE, the release after an AUX munmap (unclaim_work)
+	 * and close. Outermost: taken before cpus_read_lock() and s->lock,
+	 * never under mmap_lock (trace.c).
+	 */
+	struct mutex claim_lock;
+	struct work_struct unclaim_work;
 	/* Serialises read() callers: there is one tail owner. */
 	struct mutex read_lock;
 	bool setup_done;		/* under lock */
@@ -164,6 +173,10 @@ int tb_perm_task(const struct tb_session *s, struct task_struct *p);
 
 /* trace.c */
 void tb_trace_init(struct tb_session *s);
+void tb_trace_release(struct tb_session *s);
+void tb_trace_unclaim_later(struct tb_session *s);
+int tb_trace_module_init(void);
+void tb_trace_module_exit(void);
 long tb_ioctl_enable(struct tb_session *s);
 long tb_ioctl_disable(struct tb_session *s);
 long tb_ioctl_snapshot(struct tb_session *s);

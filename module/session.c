@@ -312,6 +312,7 @@ void tb_session_release(struct tb_session *s)
 	/* Off the scheduler's probes first: they write into s->ring. */
 	tb_task_free(s->task);
 	s->task = NULL;
+	tb_trace_release(s);	/* the backend's claim goes back */
 	mutex_lock(&tb_sessions_lock);
 	list_del_init(&s->list);
 	mutex_unlock(&tb_sessions_lock);
@@ -402,14 +403,20 @@ int tb_sessions_init(void)
 {
 	int ret;
 
+	ret = tb_trace_module_init();
+	if (ret)
+		return ret;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tracebuf:online",
 					tb_cpu_online, tb_cpu_offline);
 	if (ret < 0)
-		return ret;
+		goto out_trace;
 	tb_cpuhp_state = ret;
 	ret = register_reboot_notifier(&tb_reboot_nb);
-	if (ret)
-		cpuhp_remove_state_nocalls(tb_cpuhp_state);
+	if (!ret)
+		return 0;
+	cpuhp_remove_state_nocalls(tb_cpuhp_state);
+out_trace:
+	tb_trace_module_exit();
 	return ret;
 }
 
@@ -417,6 +424,7 @@ void tb_sessions_exit(void)
 {
 	unregister_reboot_notifier(&tb_reboot_nb);
 	cpuhp_remove_state_nocalls(tb_cpuhp_state);
+	tb_trace_module_exit();
 }
 
 static int tb_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
@@ -495,6 +503,7 @@ static void tb_session_aux_destroy(struct tb_session *s)
 	unsigned long flags;
 
 	tb_trace_disable(s);	/* every CPU stopped, timer and works idle */
+	tb_trace_unclaim_later(s);	/* not under mmap_lock: a work item */
 	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	s->aux = NULL;		/* no start or drain can see it now */
 	raw_spin_unlock_irqrestore(&s->trace_lock, flags);

@@ -20,8 +20,19 @@
  * CPU changes state in the middle of one: an online CPU always gets its
  * IPI (a failure is a bug, and warns), an offline one was stopped by its
  * teardown callback and is started by its startup callback. Stopping
- * needs no such lock (tb_trace_disable). Lock order: cpu_hotplug_lock ->
- * s->lock -> tb_sessions_lock -> s->trace_lock.
+ * needs no such lock (tb_trace_disable). Lock order: s->claim_lock ->
+ * cpu_hotplug_lock -> s->lock -> tb_sessions_lock -> s->trace_lock.
+ *
+ * The claim (backend.h; Intel PT: pt_claim.c) is made and given back
+ * only under s->claim_lock and never under s->lock, tb_sessions_lock or
+ * mmap_lock: it takes perf's context mutex, under which perf takes
+ * mmap_lock (perf_ioctl()), and s->lock nests inside mmap_lock (mmap). So
+ * ENABLE checks under s->lock, claims with s->lock dropped, then checks
+ * again and starts; DISABLE gives the claim back after dropping s->lock;
+ * the last AUX munmap (under mmap_lock and s->lock) leaves it to a work
+ * item (tb_trace_unclaim_later); close gives it back (tb_trace_release).
+ * A CPU going offline and online is the backend's business (its own
+ * hotplug state, ahead of the sessions').
  *
  * A task session (TARGET_TASK, task.c) is started and stopped on each of
  * its CPUs by the scheduler's tracepoints as its threads come and go
@@ -43,6 +54,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/smp.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 #include "aux.h"
@@ -60,6 +72,12 @@ MODULE_PARM_DESC(drain_ms, "AUX drain period in milliseconds (1-1000)");
  * after that IPI's stop released it sees it.
  */
 static bool tb_going_down;
+
+/*
+ * Claims given back after an AUX munmap. ENABLE flushes it first, so a
+ * unit released that way is free for the next session at once.
+ */
+static struct workqueue_struct *tb_unclaim_wq;
 
 static ktime_t tb_drain_period(void)
 {
@@ -234,57 +252,90 @@ void tb_trace_disable(struct tb_session *s)
 		tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_ENABLED);
 }
 
+static bool tb_trace_enabled(struct tb_session *s)
+{
+	unsigned long flags;
+	bool on;
+
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	on = s->tr_enabled;
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	return on;
+}
+
+/* Under s->lock: may ENABLE start? */
+static int tb_trace_enable_check(struct tb_session *s)
+{
+	int ret;
+
+	lockdep_assert_held(&s->lock);
+	if (!s->setup_done)
+		return -EINVAL;
+	if (!s->backend)
+		return -ENODEV;
+	if (!s->aux)
+		return -ENXIO;
+	if (READ_ONCE(tb_going_down))
+		return -ESHUTDOWN;	/* the machine is going down */
+	ret = tb_perm_trace(s);
+	if (ret)
+		return ret;
+	if (!cpumask_intersects(s->cpus, cpu_online_mask))
+		return -ENODEV;	/* every traced CPU is offline */
+	if (tb_trace_enabled(s))
+		return -EALREADY;	/* and an error state stays until DISABLE */
+	return 0;
+}
+
 long tb_ioctl_enable(struct tb_session *s)
 {
 	struct tb_trace_call c = { .s = s };
+	const struct tb_backend *b;
 	unsigned long flags;
-	int ret = 0;
+	int ret;
 
+	/* Claims an AUX munmap left to the work item are given back first. */
+	flush_workqueue(tb_unclaim_wq);
+	mutex_lock(&s->claim_lock);
 	cpus_read_lock();	/* the IPI loop: see the top of this file */
 	mutex_lock(&s->lock);
-	if (!s->setup_done) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (!s->backend) {
-		ret = -ENODEV;
-		goto out;
-	}
-	if (!s->aux) {
-		ret = -ENXIO;
-		goto out;
-	}
-	if (READ_ONCE(tb_going_down)) {
-		ret = -ESHUTDOWN;	/* the machine is going down */
-		goto out;
-	}
-	ret = tb_perm_trace(s);
+	ret = tb_trace_enable_check(s);
+	b = s->backend;		/* final once the AUX area exists */
+	mutex_unlock(&s->lock);
 	if (ret)
 		goto out;
-	if (!cpumask_intersects(s->cpus, cpu_online_mask)) {
-		ret = -ENODEV;	/* every traced CPU is offline */
-		goto out;
+	/* Without s->lock: see the top of this file. */
+	if (b->claim) {
+		ret = b->claim(s);
+		if (ret)
+			goto out;
 	}
-	raw_spin_lock_irqsave(&s->trace_lock, flags);
-	if (s->tr_enabled) {
-		ret = -EALREADY;	/* and an error state stays until DISABLE */
-	} else {
+	/* Again: an AUX munmap may have come in between. */
+	mutex_lock(&s->lock);
+	ret = tb_trace_enable_check(s);
+	if (!ret) {
+		raw_spin_lock_irqsave(&s->trace_lock, flags);
 		s->tr_enabled = true;
 		s->tr_error = false;
+		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+		/* An offline CPU starts when it comes back (tb_trace_cpu_online). */
+		tb_trace_on_cpus(s->cpus, tb_trace_start_ipi, &c, &c.ret);
+		ret = c.ret;
+		if (ret)
+			tb_trace_disable(s);
+		else
+			tb_ring_flags(s->ring, TRACEBUF_CTL_F_ENABLED, 0);
 	}
-	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
-	if (ret)
-		goto out;
-	/* An offline CPU starts when it comes back (tb_trace_cpu_online). */
-	tb_trace_on_cpus(s->cpus, tb_trace_start_ipi, &c, &c.ret);
-	ret = c.ret;
-	if (ret)
-		tb_trace_disable(s);
-	else
-		tb_ring_flags(s->ring, TRACEBUF_CTL_F_ENABLED, 0);
-out:
 	mutex_unlock(&s->lock);
+	/*
+	 * Not enabled (claim_lock keeps other ENABLEs and DISABLEs out, so
+	 * the claim is this call's): give it back.
+	 */
+	if (ret && b->unclaim)
+		b->unclaim(s);
+out:
 	cpus_read_unlock();
+	mutex_unlock(&s->claim_lock);
 	return ret;
 }
 
@@ -323,17 +374,66 @@ void tb_trace_shutdown(struct tb_session *s)
 
 long tb_ioctl_disable(struct tb_session *s)
 {
+	const struct tb_backend *b;
 	int ret = 0;
 
+	mutex_lock(&s->claim_lock);
 	cpus_read_lock();	/* the IPI loop: see the top of this file */
 	mutex_lock(&s->lock);
 	if (!s->setup_done)
 		ret = -EINVAL;
 	else
 		tb_trace_disable(s);
+	b = s->backend;
 	mutex_unlock(&s->lock);
+	/* Stopped everywhere: the claim goes back, outside s->lock. */
+	if (!ret && b && b->unclaim)
+		b->unclaim(s);
 	cpus_read_unlock();
+	mutex_unlock(&s->claim_lock);
 	return ret;
+}
+
+/*
+ * After an AUX munmap (tb_trace_unclaim_later): give the claim back unless
+ * the session was enabled again meanwhile (a new AUX area and ENABLE).
+ */
+static void tb_trace_unclaim_work(struct work_struct *w)
+{
+	struct tb_session *s = container_of(w, struct tb_session, unclaim_work);
+	const struct tb_backend *b;
+	bool enabled;
+
+	mutex_lock(&s->claim_lock);
+	mutex_lock(&s->lock);
+	enabled = tb_trace_enabled(s);	/* set only by ENABLE, under claim_lock */
+	b = s->backend;
+	mutex_unlock(&s->lock);
+	if (!enabled && b && b->unclaim)
+		b->unclaim(s);
+	mutex_unlock(&s->claim_lock);
+}
+
+/*
+ * The last AUX munmap stopped tracing (tb_trace_disable) under mmap_lock
+ * and s->lock, where the claim cannot be given back: a work item does it.
+ */
+void tb_trace_unclaim_later(struct tb_session *s)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->backend && s->backend->unclaim)
+		queue_work(tb_unclaim_wq, &s->unclaim_work);
+}
+
+/* Release of the file: no ioctl, mapping or work can reach s after this. */
+void tb_trace_release(struct tb_session *s)
+{
+	cancel_work_sync(&s->unclaim_work);
+	mutex_lock(&s->claim_lock);
+	if (s->backend && s->backend->unclaim)
+		s->backend->unclaim(s);
+	mutex_unlock(&s->claim_lock);
+	mutex_destroy(&s->claim_lock);
 }
 
 static int tb_trace_restart(struct tb_session *s,
@@ -393,10 +493,9 @@ void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu)
 
 	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	ret = tb_trace_start_here(s, cpu);
-	if (ret) {
-		s->tr_error = true;
-		tb_ring_kick(s->ring);
-	}
+	/* The error state, and ENABLED cleared if no CPU traces now. */
+	if (ret)
+		tb_trace_error(s, cpu);
 	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 }
 
@@ -456,12 +555,14 @@ static void tb_trace_between(struct tb_restart_call *c)
 	c->done = true;
 }
 
-/* A restart of one CPU failed: that CPU stays stopped, the session errs. */
+/*
+ * A restart of one CPU failed: that CPU stays stopped, the session errs
+ * (and ENABLED drops if no CPU traces now). On that CPU, trace_lock held.
+ */
 static void tb_trace_restart_failed(struct tb_restart_call *c, int ret)
 {
 	c->ret = c->ret ?: ret;
-	c->s->tr_error = true;
-	tb_ring_kick(c->s->ring);
+	tb_trace_error(c->s, smp_processor_id());
 }
 
 /* On a traced CPU: stop and publish, install (once), restart. */
@@ -602,8 +703,21 @@ int tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
 	return c.ret;
 }
 
+int tb_trace_module_init(void)
+{
+	tb_unclaim_wq = alloc_workqueue("tracebuf_unclaim", 0, 0);
+	return tb_unclaim_wq ? 0 : -ENOMEM;
+}
+
+void tb_trace_module_exit(void)
+{
+	destroy_workqueue(tb_unclaim_wq);	/* every session is gone */
+}
+
 void tb_trace_init(struct tb_session *s)
 {
+	mutex_init(&s->claim_lock);
+	INIT_WORK(&s->unclaim_work, tb_trace_unclaim_work);
 	raw_spin_lock_init(&s->trace_lock);
 	s->drain_cpu = -1;
 	hrtimer_init(&s->drain_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);

@@ -352,15 +352,25 @@ struct tracebuf_ctl {
  * Errors: -ENODEV the session has no backend ("none") or its CPU is
  * offline; -ENXIO no AUX mapping; -EALREADY already enabled (also after a
  * collision or error: DISABLE first); -EBUSY another owner holds the
- * hardware (perf's intel_pt, or another tracebuf session on that CPU);
+ * hardware (Intel PT: perf's intel_pt has an event that can run on that
+ * CPU, a per-task one anywhere or a CPU-wide one there, or another
+ * tracebuf session holds the CPU, or TraceEn is set by another owner);
  * -EIO the hardware refused the programmed values; -EINVAL SETUP not done;
  * -EACCES CPU-wide tracing needs CAP_PERFMON (or CAP_SYS_ADMIN) in the
  * credentials the file was opened with, unless the module parameter
  * paranoid (as perf_event_paranoid) is <= 0; TARGET_TASK needs it when
  * paranoid is > 2, and kernel-mode tracing of a task (kernel=1) needs it
- * when paranoid is > 1; -ESHUTDOWN the machine is
- * going down (restart, halt, power-off or kexec: every session was
- * stopped and nothing starts again).
+ * when paranoid is > 1 (or a security module refused perf's event that
+ * holds an Intel PT unit); -ENOMEM no memory for that event; -ESHUTDOWN
+ * the machine is going down (restart, halt, power-off or kexec: every
+ * session was stopped and nothing starts again); -EOPNOTSUPP Intel PT:
+ * the CPU cannot trace in VMX operation (TRACEBUF_PT_CAP_NO_VMX_TRACE) and
+ * a hypervisor has it in VMX operation.
+ *
+ * Intel PT: from ENABLE until DISABLE, close or the AUX munmap, a CPU or
+ * CPU-set session holds its CPU's unit against perf: perf_event_open() of
+ * an intel_pt event that could run there fails with EBUSY (docs/abi.md,
+ * section 13).
  *
  * TRACEBUF_IOC_DISABLE - stop the hardware and publish everything it wrote.
  * Returns 0 also when not enabled. -EINVAL before SETUP.
@@ -417,6 +427,11 @@ struct tracebuf_pt_caps {
 #define TRACEBUF_PT_CAP_EVENT_TRACE	(1ULL << 12)
 #define TRACEBUF_PT_CAP_BRANCH_ALWAYS	(1ULL << 13)	/* BDM106: BranchEn stays set */
 #define TRACEBUF_PT_CAP_SINGLE_4K	(1ULL << 14)	/* TGL052 & co: single range <= 4 KiB */
+/*
+ * IA32_VMX_MISC[14] clear: the CPU cannot trace in VMX operation (VMXON
+ * clears TraceEn; ENABLE is -EOPNOTSUPP while a hypervisor runs).
+ */
+#define TRACEBUF_PT_CAP_NO_VMX_TRACE	(1ULL << 15)
 
 /*
  * CoreSight capabilities of one CPU (TRACEBUF_IOC_GET_CAPS with backend
@@ -689,6 +704,11 @@ struct tracebuf_rec_aux {
 
 #define TRACEBUF_AUX_F_TRUNCATED	(1ULL << 0)	/* data lost: ring full */
 #define TRACEBUF_AUX_F_OVERWRITE	(1ULL << 1)	/* snapshot mode wrap */
+/*
+ * PARTIAL: gaps the kernel cannot size. CoreSight: an ETR memory error.
+ * Intel PT: the CPU was in VMX operation during the span (a hypervisor
+ * may stop the trace around guest entries; docs/abi.md, section 13).
+ */
 #define TRACEBUF_AUX_F_PARTIAL		(1ULL << 2)	/* gaps in the trace */
 #define TRACEBUF_AUX_F_COLLISION	(1ULL << 3)	/* another owner took the hw */
 

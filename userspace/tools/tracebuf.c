@@ -192,6 +192,7 @@ static const struct {
 	{ TRACEBUF_PT_CAP_EVENT_TRACE, "event_trace" },
 	{ TRACEBUF_PT_CAP_BRANCH_ALWAYS, "branch_always" },
 	{ TRACEBUF_PT_CAP_SINGLE_4K, "single_range_4k" },
+	{ TRACEBUF_PT_CAP_NO_VMX_TRACE, "no_vmx_trace" },
 };
 
 /* The values n whose bit is set, "0,3,6,9"; "none" for none. */
