@@ -754,7 +754,7 @@ static void test_setup_errors(void)
 	rc = task_setup(&a, -1, 0, 0);
 	TBT_CHECK(rc == -EINVAL, "pid -1: %s", strerror(-rc));
 	tracebuf_close(&a);
-	rc = task_setup(&a, 0, 0, 2);
+	rc = task_setup(&a, 0, 0, 1U << 31);
 	TBT_CHECK(rc == -EINVAL, "unknown flag: %s", strerror(-rc));
 	tracebuf_close(&a);
 	/* pid and flags belong to TARGET_TASK. */
