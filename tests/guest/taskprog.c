@@ -15,13 +15,23 @@
  *                             while another thread still spins
  *   taskprog sleep MS         sleep MS (a process that does not run)
  *   taskprog exec MS PATH     spin MS, then exec "PATH spin MS"
+ *   taskprog sideband DIR MS  for tool_task: a thread spinning; spin; map a
+ *                             page of this program executable (a mapping
+ *                             made late); copy /proc/self/maps to
+ *                             DIR/maps.PID; fork a child that execs
+ *                             "taskprog mapsonly DIR MS" (the same there);
+ *                             wait for both; "child P"
+ *   taskprog mapsonly DIR MS  spin MS/2, copy /proc/self/maps to DIR/maps.PID,
+ *                             spin MS/2
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -72,6 +82,25 @@ static void *thread_fn(void *arg __attribute__((unused)))
 	fflush(stdout);
 	spin(ms_arg);
 	return NULL;
+}
+
+/* /proc/self/maps to DIR/maps.PID, as the process sees itself now. */
+static int save_maps(const char *dir)
+{
+	char path[256], buf[4096];
+	int in, out;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/maps.%d", dir, (int)getpid());
+	in = open("/proc/self/maps", O_RDONLY);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (in < 0 || out < 0)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return -1;
+	close(in);
+	return close(out);
 }
 
 static void *exit_fn(void *arg __attribute__((unused)))
@@ -136,6 +165,38 @@ int main(int argc, char **argv)
 		spin(ms_arg);
 		execl(argv[3], argv[3], "spin", argv[2], (char *)NULL);
 		return 127;
+	} else if (!strcmp(argv[1], "sideband") && argc > 3) {
+		void *late;
+		int fd;
+
+		ms_arg = atoi(argv[3]);
+		if (pthread_create(&th[0], NULL, thread_fn, NULL))
+			return 1;
+		spin(ms_arg / 2);
+		/* An executable mapping made while traced. */
+		fd = open("/proc/self/exe", O_RDONLY);
+		late = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+						  fd, 0);
+		if (late == MAP_FAILED)
+			return 1;
+		spin(ms_arg / 2);
+		if (save_maps(argv[2]))
+			return 1;
+		pid = fork();
+		if (pid == 0) {
+			execl("/proc/self/exe", "taskprog", "mapsonly", argv[2], argv[3], (char *)NULL);
+			_exit(127);
+		}
+		printf("child %d\n", pid);
+		pthread_join(th[0], NULL);
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+	} else if (!strcmp(argv[1], "mapsonly") && argc > 3) {
+		ms_arg = atoi(argv[3]);
+		spin(ms_arg / 2);
+		if (save_maps(argv[2]))
+			return 1;
+		spin(ms_arg / 2);
 	} else if (!strcmp(argv[1], "sleep")) {
 		usleep(ms_arg * 1000);
 	} else {

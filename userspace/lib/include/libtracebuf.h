@@ -140,6 +140,7 @@ const char *tracebuf_version(void);
 const char *tracebuf_strerror(int err);
 const char *tracebuf_backend_name(unsigned int id);
 const char *tracebuf_rec_type_name(unsigned int type);
+const char *tracebuf_sb_type_name(unsigned int type);
 
 /*
  * An AUX span: the bytes one AUX record describes, handed out by the
@@ -239,18 +240,52 @@ struct tracebuf_capture_opts {
 	void *ctx;
 };
 
+/*
+ * A record of the capture's sideband (docs/capture-format.md, "Sideband"):
+ * a perf_event record (struct perf_event_header, <linux/perf_event.h>)
+ * of one of the files meta.json's "sideband" lists, with the fields of
+ * its sample_id trailer (perf_event_attr.sample_id_all) taken apart.
+ * Handed out by tracebuf_capture_next(3) with TRACEBUF_ITER_SIDEBAND.
+ */
+struct tracebuf_sb_rec {
+	const void *data;	/* the record: struct perf_event_header first (8-byte aligned) */
+	uint32_t size;		/* header.size: bytes at data */
+	uint32_t type;		/* header.type: PERF_RECORD_MMAP2, PERF_RECORD_COMM, ... */
+	uint32_t misc;		/* header.misc */
+	uint32_t fields;	/* TRACEBUF_SB_F_*: which of the trailer's fields it has */
+	const void *body;	/* data + 8: the type's fields */
+	uint32_t body_size;	/* their bytes, the trailer left out */
+	uint32_t pid, tid;	/* PERF_SAMPLE_TID */
+	uint64_t time;		/* PERF_SAMPLE_TIME: ns of meta.json "sideband.clock" */
+	uint64_t id;		/* PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID */
+	uint32_t cpu;		/* PERF_SAMPLE_CPU */
+	uint32_t reserved;
+};
+
+/* tracebuf_sb_rec.fields */
+#define TRACEBUF_SB_F_TID	(1U << 0)
+#define TRACEBUF_SB_F_TIME	(1U << 1)
+#define TRACEBUF_SB_F_ID	(1U << 2)
+#define TRACEBUF_SB_F_CPU	(1U << 3)
+
+/* tracebuf_capture_rec.cpu of a sideband file that is no CPU's (proc.sb) */
+#define TRACEBUF_CAPTURE_NO_CPU	(~0U)
+
 /* A record handed out by tracebuf_capture_next(3). */
 struct tracebuf_capture_rec {
-	const struct tracebuf_record *r;	/* the record (r->hdr.size bytes, aligned) */
-	const char *file;		/* the file it is in: "cpu0.data" */
-	unsigned int cpu;		/* the stream's CPU (N of cpuN.data) */
-	unsigned int stream;		/* the stream's index */
+	const struct tracebuf_record *r;	/* the record (r->hdr.size bytes, aligned); NULL: sb */
+	const char *file;		/* the file it is in: "cpu0.data", "cpu0.sb" */
+	unsigned int cpu;		/* the stream's CPU (N of cpuN.data), or TRACEBUF_CAPTURE_NO_CPU */
+	unsigned int stream;		/* the stream's index (sideband: the file's in "files") */
 	uint64_t offset;		/* byte offset of the record in the file */
 	const struct tracebuf_span *span;	/* AUX records: the span; else NULL */
+	const struct tracebuf_sb_rec *sb;	/* a sideband record (then r is NULL); else NULL */
 };
 
 /* tracebuf_capture_iter_opts.flags */
 #define TRACEBUF_ITER_ONE_CPU	(1U << 0)	/* only the stream of .cpu */
+#define TRACEBUF_ITER_SIDEBAND	(1U << 1)	/* the sideband's records too (rec->sb) */
+#define TRACEBUF_ITER_SIDEBAND_ONLY (1U << 2)	/* only the sideband's records */
 
 struct tracebuf_capture_iter_opts {
 	size_t sz;		/* sizeof(struct tracebuf_capture_iter_opts) */
@@ -429,6 +464,16 @@ static inline const struct tracebuf_rec_itrace_start *tracebuf_as_itrace_start(c
 static inline const struct tracebuf_rec_etm *tracebuf_as_etm(const struct tracebuf_record *r)
 {
 	return TRACEBUF_AS_(r, TRACEBUF_REC_ETM, struct tracebuf_rec_etm);
+}
+
+static inline const struct tracebuf_rec_switch *tracebuf_as_switch(const struct tracebuf_record *r)
+{
+	return TRACEBUF_AS_(r, TRACEBUF_REC_SWITCH, struct tracebuf_rec_switch);
+}
+
+static inline const struct tracebuf_rec_task *tracebuf_as_task(const struct tracebuf_record *r)
+{
+	return TRACEBUF_AS_(r, TRACEBUF_REC_TASK, struct tracebuf_rec_task);
 }
 
 static inline const struct tracebuf_rec_config *tracebuf_as_config(const struct tracebuf_record *r)
