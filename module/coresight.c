@@ -822,7 +822,7 @@ struct tb_cs_buf {
 	unsigned int fail_cpu;
 	struct tb_cs_copy copy;		/* ETB/ETF copy-out */
 	u64 start_virt;			/* buffer offset the sink started at */
-	bool published_running;		/* part of the run published while it ran */
+	bool published_running;		/* run partly published, or an end lost */
 	u64 rot;			/* AUX offset of the buffer's offset 0 */
 	u64 etr_size;			/* ETR: the buffer's length (RSZ) */
 	u64 last_w;			/* bytes of the last cycle */
@@ -1325,7 +1325,8 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsur
 		/*
 		 * Part of the run was published while it ran (task sessions):
 		 * a wrap wrote over it, and the newest lap does not start at
-		 * the head. Nothing of the run can be trusted.
+		 * the head; or a thread's end in it could not be placed.
+		 * Nothing of the run can be trusted.
 		 */
 		if (wrapped && buf->published_running)
 			keep = 0;
@@ -1713,14 +1714,17 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
  * formatter without StopOnFl (FFCR.FlushMan; DDI0461, the formatter and
  * flush control: the partial frame is completed, capture goes on), which
  * puts every byte this ETM sent below RWP, then the bytes up to RWP are
- * published and the run goes on from there (start_virt). Not when the
- * buffer wrapped (FULL) or failed: the stop of the run reports that.
+ * published and the run goes on from there (start_virt). When the
+ * buffer wrapped (FULL), the thread's end cannot be placed: the run's
+ * stop then publishes none of it (lost, rather than attributed wrongly);
+ * a memory error: the stop reports it.
  */
 static void tb_cs_publish_running(struct tb_cs_buf *buf)
 {
 	struct tb_aux *aux = buf->aux;
 	struct tb_cs_sink *k = buf->sink;
 	u64 head = tb_aux_head(aux), virt, aoff, w;
+	u32 sts;
 
 	if (!buf->running || k->type != TRACEBUF_CS_SINK_ETR || aux->snapshot)
 		return;
@@ -1728,8 +1732,14 @@ static void tb_cs_publish_running(struct tb_cs_buf *buf)
 		buf->undrained = true;	/* the run's end is unsure */
 		return;
 	}
-	if (tb_tmc_status(k) & (TB_TMC_STS_FULL | TB_TMC_STS_MEMERR))
+	sts = tb_tmc_status(k);
+	if (sts & TB_TMC_STS_MEMERR)
+		return;		/* the stop publishes nothing of the run */
+	if (sts & TB_TMC_STS_FULL) {
+		/* Where the thread's bytes end is lost: the run is kept by nobody. */
+		buf->published_running = true;
 		return;
+	}
 	if (buf->use_sg) {
 		if (tb_sg_offset(&buf->sg, tb_tmc_rwp(k), &aoff))
 			return;
