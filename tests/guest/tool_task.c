@@ -75,17 +75,20 @@ static void show(const char *path)
 	tbt_run(argv);
 }
 
+/* The whole file (a CoreSight capture's dump is longer than 64 KiB). */
 static int file_has(const char *path, const char *s)
 {
-	static char buf[1 << 16];
+	static char buf[4 << 20];
 	int fd = open(path, O_RDONLY);
+	size_t len = 0;
 	ssize_t n;
 
 	if (fd < 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
 	close(fd);
-	buf[n > 0 ? n : 0] = 0;
+	buf[len] = 0;
 	return strstr(buf, s) != NULL;
 }
 
