@@ -11,19 +11,24 @@
  * every decoded instruction with the ground truth, branch for branch per
  * thread (PASS <cfg>/gtcheck-gt-record).
  *
+ * Two recordings: the whole program (gt-record), and with an IP filter
+ * around fib() ('-c addr0=LO-HI:filter', the range from the binary's
+ * symbol table; gt-filter: gtcheck --range, only fib's instructions,
+ * entering and leaving it where the ground truth does).
+ *
  * followprog runs two threads (recursion, a loop, calls through a
  * pointer). ptfollow starts it stopped before its first instruction and
  * prints "pid N"; the tool is started on N and, once it records (its
  * progress line), the program goes on. '-p' ends when the process exits.
  */
+#include <elf.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "ptcap.h"
 
-#define CAP	"/tmp/cap/gt-record"
-#define GT	"/tmp/gt-record.txt"
-#define ERR	"/tmp/gt-record.err"
+#define PROG	"/tests/followprog"
 
 static unsigned long long follow_stat(const char *key)
 {
@@ -74,22 +79,62 @@ static void show(const char *path)
 		close(fd);
 }
 
-int main(void)
+/* [*lo, *hi]: the bytes of function name in the static ELF file path. */
+static int sym_range(const char *path, const char *name, unsigned long long *lo,
+		     unsigned long long *hi)
 {
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	struct stat st;
+	const char *m;
+	int fd, i, r = -1;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	eh = (const Elf64_Ehdr *)m;
+	sh = (const Elf64_Shdr *)(m + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum && r; i++) {
+		const Elf64_Sym *sym = (const Elf64_Sym *)(m + sh[i].sh_offset);
+		const char *str = m + sh[sh[i].sh_link].sh_offset;
+		size_t k, n = sh[i].sh_size / sizeof(*sym);
+
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		for (k = 0; k < n; k++)
+			if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_size &&
+			    !strcmp(str + sym[k].st_name, name)) {
+				*lo = sym[k].st_value;
+				*hi = sym[k].st_value + sym[k].st_size - 1;
+				r = 0;
+				break;
+			}
+	}
+	munmap((void *)m, (size_t)st.st_size);
+	return r;
+}
+
+/*
+ * One recording of followprog N by 'tracebuf record -p PID [-c CONFIG]'
+ * to /tmp/cap/NAME, with the ground truth and gtcheck.args (ARGS) for
+ * the host.
+ */
+static void run_case(const char *name, const char *n, const char *config, const char *args)
+{
+	char cap[64], gt[64], err[64], line[256], pidstr[16];
 	int in[2], out[2], st, i, root = 0;
-	char line[256], pidstr[16];
 	unsigned long long queued;
 	pid_t helper, rec;
 	FILE *f;
 
-	setvbuf(stdout, NULL, _IONBF, 0);
-	if (!HAVE_PT) {
-		printf("no Intel PT emulator on this architecture: skip\n");
-		return 77;
-	}
-	TBT_CHECK(tbt_modprobe("tracebuf") == 0, "modprobe tracebuf");
-	TBT_CHECK(tbt_modprobe("tb_ptemu") == 0, "modprobe tb_ptemu");
-	mkdir("/tmp/cap", 0755);
+	snprintf(cap, sizeof(cap), "/tmp/cap/%s", name);
+	snprintf(gt, sizeof(gt), "/tmp/%s.txt", name);
+	snprintf(err, sizeof(err), "/tmp/%s.err", name);
+	printf("== %s: followprog %s%s%s\n", name, n, config ? ", -c " : "", config ? config : "");
 	TBT_CHECK(write_file(EMU "/follow_mode", "1") == 0, "follow_mode on");
 	queued = follow_stat("queued");
 
@@ -100,7 +145,7 @@ int main(void)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl("/tests/ptfollow", "ptfollow", GT, "/tests/followprog", "6", (char *)NULL);
+		execl("/tests/ptfollow", "ptfollow", gt, PROG, n, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -109,34 +154,39 @@ int main(void)
 	TBT_CHECK(f && fgets(line, sizeof(line), f) && sscanf(line, "pid %d", &root) == 1,
 		  "ptfollow did not start the program");
 	if (!root)
-		return tbt_done();
+		return;
 
 	/* The user's tool on that process, as root, to the capture. */
 	snprintf(pidstr, sizeof(pidstr), "%d", root);
 	rec = fork();
 	if (rec == 0) {
-		int fd = open(ERR, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		if (fd < 0)
 			_exit(126);
 		dup2(fd, 1);
 		dup2(fd, 2);
-		execlp("tracebuf", "tracebuf", "record", "-p", pidstr, "-o", CAP, (char *)NULL);
+		if (config)
+			execlp("tracebuf", "tracebuf", "record", "-p", pidstr, "-c", config, "-o", cap,
+			       (char *)NULL);
+		else
+			execlp("tracebuf", "tracebuf", "record", "-p", pidstr, "-o", cap, (char *)NULL);
 		_exit(127);
 	}
 	/* It records once its progress line is out (after every ENABLE). */
-	for (i = 0; i < 6000 && file_size(ERR) == 0; i++) {
+	for (i = 0; i < 6000 && file_size(err) == 0; i++) {
 		if (waitpid(rec, &st, WNOHANG) == rec) {
 			rec = 0;
 			break;
 		}
 		msleep(10);
 	}
-	TBT_CHECK(rec && file_size(ERR) > 0, "tracebuf record did not start");
-	if (!rec || file_size(ERR) == 0) {
-		show(ERR);
+	TBT_CHECK(rec && file_size(err) > 0, "tracebuf record did not start");
+	if (!rec || file_size(err) == 0) {
+		show(err);
 		kill(helper, SIGKILL);
-		return tbt_done();
+		waitpid(helper, &st, 0);
+		return;
 	}
 	TBT_CHECK(write(in[1], "go\n", 3) == 3, "go");
 	TBT_CHECK(waitpid(helper, &st, 0) == helper && WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -155,7 +205,7 @@ int main(void)
 		waitpid(rec, &st, 0);
 		TBT_CHECK(0, "tracebuf record -p did not stop when the process exited");
 	}
-	show(ERR);
+	show(err);
 	TBT_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "tracebuf record: status %#x", st);
 
 	/* Every step the helper reported was written, in one of the thread's runs. */
@@ -163,13 +213,46 @@ int main(void)
 	TBT_CHECK(follow_stat("dropped") == 0 && follow_stat("unsupported") == 0 &&
 		  follow_stat("nmi_skipped") == 0, "follow stats");
 	TBT_CHECK(follow_stat("queued") > queued, "nothing followed");
-	TBT_CHECK(file_size(CAP "/meta.json") > 0, "no %s/meta.json", CAP);
+	snprintf(line, sizeof(line), "%s/meta.json", cap);
+	TBT_CHECK(file_size(line) > 0, "no %s", line);
 	/* The host compares the decoded instructions with this ground truth. */
-	copy_file(GT, CAP "/gt.txt");
+	snprintf(line, sizeof(line), "%s/gt.txt", cap);
+	copy_file(gt, line);
+	if (args) {
+		FILE *a;
 
+		snprintf(line, sizeof(line), "%s/gtcheck.args", cap);
+		a = fopen(line, "w");
+		TBT_CHECK(a && fputs(args, a) >= 0 && fclose(a) == 0, "write %s", line);
+	}
 	TBT_CHECK(write_file(EMU "/follow_mode", "0") == 0, "follow_mode off");
 	fclose(f);
 	close(in[1]);
+}
+
+int main(void)
+{
+	unsigned long long lo = 0, hi = 0;
+	char config[96], args[96];
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!HAVE_PT) {
+		printf("no Intel PT emulator on this architecture: skip\n");
+		return 77;
+	}
+	TBT_CHECK(tbt_modprobe("tracebuf") == 0, "modprobe tracebuf");
+	TBT_CHECK(tbt_modprobe("tb_ptemu") == 0, "modprobe tb_ptemu");
+	mkdir("/tmp/cap", 0755);
+
+	run_case("gt-record", "6", NULL, NULL);
+
+	TBT_CHECK(sym_range(PROG, "fib", &lo, &hi) == 0, "no fib in %s's symbol table", PROG);
+	if (!tbt_failures) {
+		snprintf(config, sizeof(config), "addr0=%#llx-%#llx:filter", lo, hi);
+		snprintf(args, sizeof(args), "--range %llx-%llx\n", lo, hi);
+		run_case("gt-filter", "5", config, args);
+	}
+
 	tbt_rmmod("tb_ptemu");
 	tbt_rmmod("tracebuf");
 	return tbt_done();

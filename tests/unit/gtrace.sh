@@ -89,6 +89,30 @@ range=$(nm -S "$b/followprog-np" | awk '$4 == "fib" { print $1, $2 }' | {
 	read -r a s && printf '%x-%x' "$((0x$a))" "$((0x$a + 0x$s - 1))"; })
 if [ -n "$range" ]; then
 	gen filter --filter "$range" -- "$b/followprog-np" 4 && same filter --range "$range"
+	# The same with the branches only (what ptfollow's ground truth has in
+	# the guest, tool_gt's gt-filter): passes;
+	# a flow with one instruction left out, and the filtered flow against
+	# another range, fail.
+	if "$gtcheck" --branches --range "$range" "$t/filter/gt.txt" "$t/filter.json" \
+		>"$t/filter-b.check" 2>&1; then
+		ok "filter --branches: $(cat "$t/filter-b.check")"
+	else
+		no "filter --branches: $(head -n 5 "$t/filter-b.check")"
+	fi
+	awk '/"type": "insn"/ && ++n == 40 { next } { print }' "$t/filter.json" >"$t/filter-d.json"
+	if "$gtcheck" --branches --range "$range" "$t/filter/gt.txt" "$t/filter-d.json" \
+		>/dev/null 2>&1; then
+		no "filter --branches: a flow with an instruction missing passed"
+	else
+		ok "filter --branches: a flow with an instruction missing is refused"
+	fi
+	lo=${range%-*}
+	if "$gtcheck" --branches --range "$(printf %x $((0x$lo + 16)))-${range#*-}" "$t/filter/gt.txt" \
+		"$t/filter.json" >/dev/null 2>&1; then
+		no "filter --branches: a shifted range passed"
+	else
+		ok "filter --branches: a shifted range is refused"
+	fi
 	if grep '"type": "insn"' "$t/filter.json" | grep -qv '"sym": "fib"'; then
 		no "filter: an instruction outside fib() decoded"
 	fi
