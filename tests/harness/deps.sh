@@ -21,6 +21,7 @@ pkgs=(
 	qemu-system-x86 qemu-system-arm busybox-static
 	dkms sparse linux-source-6.1 groff-base
 	libipt-dev libopencsd-dev libopencsd-bin
+	device-tree-compiler libfdt-dev
 )
 
 missing=()
