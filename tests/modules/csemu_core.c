@@ -9,7 +9,7 @@
 
 static char *topology = "shared";
 module_param(topology, charp, 0444);
-MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's ATB graph (funnels, ETF, replicator, ETR); msm8916: Qualcomm Snapdragon 410's (APSS funnel, funnel0, ETF, replicator port 0 to a flat ETR)");
+MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's CoreSight (funnels, ETF, replicator, ETR) and msm8916: Qualcomm Snapdragon 410's (APSS funnel, funnel0, ETF, replicator port 0 to a flat ETR), both from the device tree the guest booted with");
 static char *sink_param = "etr";
 module_param_named(sink, sink_param, charp, 0444);
 MODULE_PARM_DESC(sink, "TMC configuration: etr, etf or etb (DEVID.CONFIG_TYPE)");
@@ -778,6 +778,7 @@ static void csemu_free(void)
 		platform_driver_unregister(&csemu_owner_drv);
 	if (csemu.old_buf)
 		__free_pages(csemu.old_buf, CSEMU_OLD_BUF_ORDER);
+	csemu_dt_free();
 	kfree(csemu.desc);
 	kfree(csemu.conns);
 	kvfree(csemu.links);
