@@ -5,8 +5,8 @@
 #   make                 module (against KDIR), client library and tool
 #   make check           every test: unit, lint, builds, all guest kernels
 #   make check-quick     unit tests and the x86_64 6.1 guest only
-#   make demo            boot a guest, modprobe tracebuf, run 'tracebuf info'
-#   make bench           data-ring throughput, from a guest (numbers, not tests)
+#   make demo            in a guest: modprobe, record; on the host: decode, a call trace
+#   make bench           data ring vs BPF ringbuf/perfbuf, AUX drain, from a guest (numbers)
 #   make lint            checkpatch --strict and sparse; silent when clean
 #   make install         library, tool, man pages, udev rule, modprobe.d example
 #   make dkms-install    register, build and install the module with DKMS

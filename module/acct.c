@@ -17,11 +17,15 @@
  * also allocated __GFP_ACCOUNT, so the memory cgroup sees them.
  *
  * Permissions. paranoid mirrors perf_event_paranoid's levels: CPU-wide
- * tracing needs CAP_PERFMON (or CAP_SYS_ADMIN) unless paranoid <= 0.
- * Like perf, which decides at perf_event_open(), the credentials are the
- * opener's (file->f_cred), checked at the call that starts tracing.
- * Privileged driver-configuration keys (kernel-mode tracing, a CR3 filter
- * that would echo a physical address) need CAP_PERFMON at every level.
+ * tracing needs CAP_PERFMON (or CAP_SYS_ADMIN) unless paranoid <= 0;
+ * tracing a process (TARGET_TASK) needs it only above 2, and the opener
+ * must be allowed to ptrace the process (checked at SETUP); kernel mode
+ * for a process needs it above 1 (perf_allow_kernel()). Like perf, which
+ * decides at perf_event_open(), the credentials are the opener's
+ * (file->f_cred), checked at the call that starts tracing. Privileged
+ * driver-configuration keys need CAP_PERFMON at every level, but for a
+ * task session kernel-mode keys follow the rule above; a CR3 filter,
+ * which would echo a physical address, always needs it.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -29,7 +33,9 @@
 #include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
@@ -37,6 +43,7 @@
 #include <linux/uidgid.h>
 
 #include "internal.h"
+#include "drvcfg.h"
 
 /* perf_event_mlock_kb's default: 512 KiB and a control page. */
 static unsigned int tb_mlock_kb = 516;
@@ -45,7 +52,7 @@ MODULE_PARM_DESC(mlock_kb, "Pages a user may pin without RLIMIT_MEMLOCK, in KiB 
 
 static int tb_paranoid = 2;
 module_param_named(paranoid, tb_paranoid, int, 0644);
-MODULE_PARM_DESC(paranoid, "As perf_event_paranoid: CPU-wide tracing without CAP_PERFMON at <= 0; -1 also lifts RLIMIT_MEMLOCK");
+MODULE_PARM_DESC(paranoid, "As perf_event_paranoid: tracing a process without CAP_PERFMON at <= 2, in kernel mode at <= 1, CPU-wide at <= 0; -1 also lifts RLIMIT_MEMLOCK");
 
 /*
  * One user's pages within the allowance (perf's user->perf_mlock). An
@@ -165,13 +172,99 @@ bool tb_perm_perfmon(const struct tb_session *s)
 	       file_ns_capable(s->file, &init_user_ns, CAP_SYS_ADMIN);
 }
 
+static bool tb_perm_is_task(const struct tb_session *s)
+{
+	return s->setup.target == TRACEBUF_TARGET_TASK;
+}
+
 /*
- * May this session start tracing? Every target today is CPU-wide; the
- * per-task target will allow a ptrace-able task at paranoid <= 2.
+ * May the session's opener trace kernel mode (the TB_CFG_F_KERNEL keys)?
+ * For a process, at paranoid <= 1 without CAP_PERFMON, as
+ * perf_allow_kernel() (include/linux/perf_event.h) allows exclude_kernel=0
+ * for a per-task event; CPU-wide, with CAP_PERFMON only.
+ */
+bool tb_perm_kernel(const struct tb_session *s)
+{
+	return tb_perm_perfmon(s) ||
+	       (tb_perm_is_task(s) && READ_ONCE(tb_paranoid) <= 1);
+}
+
+/*
+ * The privileged keys set now are still allowed: paranoid may have gone
+ * up since SET_DRV_CONFIG accepted kernel=1 for a task session. Under
+ * s->lock.
+ */
+static int tb_perm_keys(const struct tb_session *s)
+{
+	bool perfmon = tb_perm_perfmon(s), kernel = tb_perm_kernel(s);
+	unsigned int i;
+
+	for (i = 0; i < s->cfg_nkeys; i++) {
+		const struct tb_cfg_key *k = &s->cfg_keys[i];
+
+		if (!(k->flags & TB_CFG_F_PRIV) || !s->cfg_vals[i].v || perfmon ||
+		    ((k->flags & TB_CFG_F_KERNEL) && kernel))
+			continue;
+		return -EACCES;
+	}
+	return 0;
+}
+
+/*
+ * May this session start tracing? CPU-wide: paranoid <= 0 or CAP_PERFMON.
+ * A process (TARGET_TASK, which SETUP checked the opener may ptrace):
+ * paranoid <= 2 or CAP_PERFMON; above 2 (Debian's default for perf, 3)
+ * nothing without it, as perf_event_open() refuses every unprivileged
+ * event there (CONFIG_SECURITY_PERF_EVENTS_RESTRICT).
  */
 int tb_perm_trace(const struct tb_session *s)
 {
-	if (READ_ONCE(tb_paranoid) <= 0 || tb_perm_perfmon(s))
+	int paranoid = READ_ONCE(tb_paranoid);
+
+	if (!tb_perm_perfmon(s) && paranoid > (tb_perm_is_task(s) ? 2 : 0))
+		return -EACCES;
+	return tb_perm_keys(s);
+}
+
+/*
+ * May the opener trace process p? ptrace_may_access(p,
+ * PTRACE_MODE_READ_REALCREDS), as perf_event_open() asks for a per-task
+ * event (kernel/events/core.c, perf_check_permission()), but with the
+ * credentials the file was opened with. ptrace_may_access() is not
+ * exported: this is __ptrace_may_access() (kernel/ptrace.c) for that mode,
+ * with file_ns_capable() for ptrace_has_cap(), less its last step, the
+ * LSM hook security_ptrace_access_check() (not exported either): an LSM
+ * policy that would forbid reading p is not consulted. Returns 0 or
+ * -EACCES (perf's errno for it).
+ */
+int tb_perm_task(const struct tb_session *s, struct task_struct *p)
+{
+	const struct cred *cred = s->file->f_cred, *tcred;
+	struct mm_struct *mm;
+	bool ok;
+
+	/* "Don't let security modules deny introspection" */
+	if (same_thread_group(p, current))
 		return 0;
-	return -EACCES;
+	rcu_read_lock();
+	tcred = __task_cred(p);
+	ok = (uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	      uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	      gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid)) ||
+	     file_ns_capable(s->file, tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (!ok)
+		return -EACCES;
+	/*
+	 * Dumpability after the credentials: pairs with the write barrier
+	 * in commit_creds(), as in __ptrace_may_access().
+	 */
+	smp_rmb();
+	task_lock(p);	/* p->mm, as ptrace_may_access() holds it */
+	mm = p->mm;
+	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
+	    !file_ns_capable(s->file, mm->user_ns, CAP_SYS_PTRACE))
+		ok = false;
+	task_unlock(p);
+	return ok ? 0 : -EACCES;
 }

@@ -42,6 +42,17 @@ struct tb_backend {
 	 * (a flat ETR buffer); the AUX mmap is -ENOMEM if that fails.
 	 */
 	bool (*aux_contiguous)(const struct tb_session *s);
+	/*
+	 * Optional: keep the hardware's other users in the kernel off the
+	 * session's CPUs while it is enabled (Intel PT: an event of perf's
+	 * own intel_pt PMU that perf's exclusivity rules honour, pt_claim.c).
+	 * claim returns 0 or -EBUSY (-ENOMEM, -EACCES, -EIO) and is
+	 * idempotent; unclaim gives it back (nothing if not held). Process
+	 * context, with s->claim_lock held and no other tracebuf lock but
+	 * cpus_read_lock() (trace.c explains why).
+	 */
+	int (*claim)(struct tb_session *s);
+	void (*unclaim)(struct tb_session *s);
 	/* Start tracing on this CPU: 0, -EBUSY (foreign owner), -EIO. */
 	int (*start)(struct tb_session *s, unsigned int cpu);
 	/* Stop on this CPU and publish what the hardware wrote. */

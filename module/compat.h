@@ -21,6 +21,8 @@
 #endif
 
 #include <linux/mm.h>
+#include <linux/printk.h>
+#include <linux/ratelimit.h>
 
 /* vm_flags became read-only behind vm_flags_set()/vm_flags_clear() in 6.3. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
@@ -155,5 +157,30 @@ static inline void tb_cs_kernel_ids_put(struct tb_cs_kernel_ids *k)
 {
 }
 #endif
+
+/*
+ * printk_deferred() is not exported; it is vprintk_emit(0, LOGLEVEL_SCHED,
+ * NULL, fmt, args) (kernel/printk/printk.c, vprintk_deferred(), on 6.1
+ * and 6.12), and vprintk_emit() is. A message from under a runqueue lock
+ * (a task session stops from sched_switch, task.c) must not wake the
+ * console's waiters there.
+ */
+static inline __printf(1, 2) void tb_printk_deferred(const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vprintk_emit(0, LOGLEVEL_SCHED, NULL, fmt, args);
+	va_end(args);
+}
+
+/* As pr_warn_ratelimited(), deferred; fmt carries no level. */
+#define tb_warn_deferred_ratelimited(fmt, ...)				\
+do {									\
+	static DEFINE_RATELIMIT_STATE(_rs, DEFAULT_RATELIMIT_INTERVAL,	\
+				      DEFAULT_RATELIMIT_BURST);		\
+	if (__ratelimit(&_rs))						\
+		tb_printk_deferred(KERN_WARNING fmt, ##__VA_ARGS__);	\
+} while (0)
 
 #endif /* _TRACEBUF_COMPAT_H */

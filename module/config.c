@@ -12,7 +12,7 @@
  * held, stop the hardware, publish, write the CONFIG record, restart
  * (trace.c: tb_trace_reconfigure; a session of several CPUs stops them all
  * first). No generation tracking is needed. Privileged keys need
- * CAP_PERFMON of the opener (acct.c).
+ * CAP_PERFMON of the opener, kernel mode of a task session less (acct.c).
  *
  * Lifetime: s->cfg_* are created at SETUP (tb_config_init), replaced
  * under s->lock, and freed at release.
@@ -125,6 +125,36 @@ static u32 tb_config_changed(const struct tb_session *s, const struct tb_cfg_val
 	return changed;
 }
 
+/*
+ * Parse under the opener's rights: privileged keys need CAP_PERFMON, but
+ * a task session may set the kernel-mode ones where tb_perm_kernel() says
+ * so (paranoid <= 1, as perf allows kernel mode for a per-task event).
+ */
+static int tb_config_parse(struct tb_session *s, const char *str, struct tb_cfg_val *vals,
+			   struct tb_cfg_err *err)
+{
+	const struct tb_cfg_key *keys = s->cfg_keys;
+	bool perfmon = tb_perm_perfmon(s);
+	struct tb_cfg_key *copy = NULL;
+	unsigned int i;
+	u64 ignored;
+	int ret;
+
+	if (!perfmon && tb_perm_kernel(s)) {
+		copy = kmemdup(keys, s->cfg_nkeys * sizeof(*keys), GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		for (i = 0; i < s->cfg_nkeys; i++)
+			if (copy[i].flags & TB_CFG_F_KERNEL)
+				copy[i].flags &= ~TB_CFG_F_PRIV;
+		keys = copy;
+	}
+	ret = tb_cfg_parse(keys, s->cfg_nkeys, str, strlen(str),
+			   TRACEBUF_DRV_CONFIG_MAX - 1, perfmon, vals, &ignored, err);
+	kfree(copy);
+	return ret;
+}
+
 static int tb_config_copy_out(void __user *arg, struct tracebuf_drv_config *dc,
 			      u32 usize)
 {
@@ -154,7 +184,7 @@ long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg)
 	const struct tb_backend *b;
 	char *str, *text = NULL;
 	void *bcfg = NULL;
-	u64 ignored, conflict;
+	u64 conflict;
 	u32 usize;
 	int ret;
 
@@ -198,9 +228,9 @@ long tb_ioctl_set_drv_config(struct tb_session *s, void __user *arg)
 		tb_cfg_defaults(s->cfg_keys, s->cfg_nkeys, vals);
 	else
 		memcpy(vals, s->cfg_vals, s->cfg_nkeys * sizeof(*vals));
-	ret = tb_cfg_parse(s->cfg_keys, s->cfg_nkeys, str, strlen(str),
-			   TRACEBUF_DRV_CONFIG_MAX - 1, tb_perm_perfmon(s), vals,
-			   &ignored, &err);
+	ret = tb_config_parse(s, str, vals, &err);
+	if (ret == -ENOMEM)
+		goto out;
 	if (ret) {
 		dc.err_offset = err.offset;
 		dc.err_len = err.len;

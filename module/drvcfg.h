@@ -47,6 +47,8 @@ enum tb_cfg_type {
 #define TB_CFG_F_PRIV		BIT(0)	/* non-zero needs privilege: -EACCES */
 #define TB_CFG_F_CURRENT	BIT(1)	/* U64 accepts "current" */
 #define TB_CFG_F_UNSUPPORTED	BIT(2)	/* this CPU lacks it: -EOPNOTSUPP */
+/* A PRIV key that turns on kernel-mode tracing: acct.c, tb_perm_kernel(). */
+#define TB_CFG_F_KERNEL		BIT(3)
 
 #define TB_CFG_CURRENT		(~0ULL)		/* U64 "current" */
 

@@ -15,9 +15,11 @@
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <tracebuf.h>
 
 #include "compat.h"
+#include "ring.h"
 
 #define TB_NAME "tracebuf"
 
@@ -28,6 +30,8 @@
 struct tb_ring;
 struct tb_backend;
 struct tb_aux;
+struct tb_task;
+struct tracebuf_wr;
 struct user_struct;
 struct mm_struct;
 
@@ -58,6 +62,14 @@ struct tb_session {
 	 * holding it: ioctls copy in and out before and after.
 	 */
 	struct mutex lock;
+	/*
+	 * Serialises the backend's claim on the hardware (backend.h) with
+	 * ENABLE, DISABLE, the release after an AUX munmap (unclaim_work)
+	 * and close. Outermost: taken before cpus_read_lock() and s->lock,
+	 * never under mmap_lock (trace.c).
+	 */
+	struct mutex claim_lock;
+	struct work_struct unclaim_work;
 	/* Serialises read() callers: there is one tail owner. */
 	struct mutex read_lock;
 	bool setup_done;		/* under lock */
@@ -83,6 +95,8 @@ struct tb_session {
 	cpumask_var_t cpus;
 	struct list_head list;
 	bool hup;			/* can produce nothing more: EPOLLHUP */
+	/* Polled edge-triggered once (epoll EPOLLET): sticky, for wakeups. */
+	bool edge;
 
 	/* The AUX area: created by its first mmap, under lock (aux.c). */
 	struct tb_aux *aux;
@@ -105,6 +119,7 @@ struct tb_session {
 	raw_spinlock_t trace_lock;
 	bool tr_enabled;
 	bool tr_error;			/* stopped on collision/error: EPOLLERR */
+	bool tr_hold;			/* task session: no start (reconfiguring) */
 	cpumask_var_t tr_active;	/* CPUs where the backend is started */
 	int drain_cpu;			/* where drain_timer is pinned, or -1 */
 	struct hrtimer drain_timer;
@@ -119,6 +134,11 @@ struct tb_session {
 	unsigned int cfg_nkeys;
 	u64 cfg_gen;
 	void *bcfg;
+	/*
+	 * TARGET_TASK (task.c): the processes traced. Set by SETUP under
+	 * lock before the session can trace, freed at release.
+	 */
+	struct tb_task *task;
 };
 
 /* main.c */
@@ -137,7 +157,7 @@ ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
 			bool nonblock);
 __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 			 struct poll_table_struct *wait);
-bool tb_session_has_waiters(struct tb_session *s);
+enum tb_waiters tb_session_waiters(struct tb_session *s);
 void tb_session_wake(struct tb_session *s, int band);
 void tb_session_release(struct tb_session *s);
 int tb_session_open(struct tb_session *s);
@@ -147,10 +167,16 @@ void tb_session_free(struct tb_session *s);
 int tb_charge(struct tb_charge *c, unsigned long pages);
 void tb_uncharge(struct tb_charge *c);
 bool tb_perm_perfmon(const struct tb_session *s);
+bool tb_perm_kernel(const struct tb_session *s);
 int tb_perm_trace(const struct tb_session *s);
+int tb_perm_task(const struct tb_session *s, struct task_struct *p);
 
 /* trace.c */
 void tb_trace_init(struct tb_session *s);
+void tb_trace_release(struct tb_session *s);
+void tb_trace_unclaim_later(struct tb_session *s);
+int tb_trace_module_init(void);
+void tb_trace_module_exit(void);
 long tb_ioctl_enable(struct tb_session *s);
 long tb_ioctl_disable(struct tb_session *s);
 long tb_ioctl_snapshot(struct tb_session *s);
@@ -160,6 +186,19 @@ void tb_trace_shutdown(struct tb_session *s);
 void tb_trace_error(struct tb_session *s, unsigned int cpu);
 void tb_trace_cpu_offline(struct tb_session *s, unsigned int cpu);
 void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu);
+void tb_trace_task_in(struct tb_session *s, unsigned int cpu);
+void tb_trace_task_out(struct tb_session *s, unsigned int cpu);
+
+/* task.c */
+struct tb_task *tb_task_prepare(struct tb_session *s, const struct tracebuf_setup *su);
+int tb_task_install(struct tb_session *s, struct tb_task *t, const struct cpumask *cpus);
+void tb_task_unlock(struct tb_task *t);
+void tb_task_free(struct tb_task *t);
+void tb_task_exit_module(void);
+bool tb_task_switch_in(struct tb_session *s, unsigned int cpu, struct tracebuf_wr *wr);
+void tb_task_switch_in_done(struct tb_session *s, unsigned int cpu,
+			    struct tracebuf_wr *wr, int ret);
+void tb_task_switch_out(struct tb_session *s, unsigned int cpu);
 int tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
 			 void (*between)(struct tb_session *s, void *arg), void *arg);
 

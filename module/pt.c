@@ -23,10 +23,25 @@
  * source passes through. No-overwrite mode puts STOP on the last region
  * that is entirely free, so the hardware never overwrites unread data;
  * if it stops there, the span is published TRUNCATED and tracing resumes
- * once aux_watermark bytes are free. Snapshot mode has no markers.
+ * once aux_watermark bytes are free. Snapshot mode has no STOP; INT on
+ * the run's first region counts the laps (tb_pt_snap_written). Output
+ * positions are read only with TraceEn clear: reads while tracing may be
+ * stale (SDM vol. 3C 33.2.7.2).
  *
- * Not handled (documented in the README): VMX (no intel_pt_handle_vmx
- * notification reaches a module).
+ * The ToPA PMI is claimed only when it is ours (tb_pt_pmi_ours): a KVM
+ * guest's PMI (kvm_intel pt_mode=1) or perf's is left to perf's handler,
+ * which hands a guest's to KVM (handle_pmi_common() ->
+ * perf_guest_handle_intel_pt_intr()).
+ *
+ * VMX (SDM vol. 3D, A.6): where IA32_VMX_MISC[14] is clear, VMXON clears
+ * TraceEn and TraceEn cannot be set in VMX operation. No notification
+ * reaches a module (intel_pt_handle_vmx() is perf's), so VMX operation
+ * is sampled (CR4.VMXE) at every start and drain: start() refuses with
+ * -EOPNOTSUPP on such a CPU in VMX operation; a trace stopped by VMXON
+ * is published PARTIAL and resumes after VMXOFF. A span during which the
+ * CPU was in VMX operation is flagged PARTIAL: a hypervisor may have
+ * stopped the trace around guest entries (KVM pt_mode=1 swaps the RTIT
+ * state at every VM entry and exit, pt_guest_enter()/pt_guest_exit()).
  */
 #include <linux/bitfield.h>
 #include <linux/capability.h>
@@ -52,6 +67,7 @@
 #include "aux.h"
 #include "backend.h"
 #include "pt_hw.h"
+#include "pt_claim.h"
 #include "drvcfg.h"
 #include "topa.h"
 
@@ -79,6 +95,11 @@ static void tb_pt_real_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 	cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
 }
 
+static bool tb_pt_real_vmx_on(void)
+{
+	return __read_cr4() & X86_CR4_VMXE;
+}
+
 /*
  * Delivering a PMI masks LVTPC (SDM vol. 3A, "Local Vector Table": the
  * performance-counter entry's mask bit is set on delivery); perf unmasks
@@ -97,6 +118,7 @@ static const struct tb_pt_hw tb_pt_real_hw = {
 	.wrmsr		= tb_pt_real_wrmsr,
 	.cpuid		= tb_pt_real_cpuid,
 	.pmi_unmask	= tb_pt_real_pmi_unmask,
+	.vmx_on		= tb_pt_real_vmx_on,
 };
 
 /*
@@ -149,8 +171,25 @@ struct tb_pt_cpu {
 	bool stalled;			/* stopped on a full ring: waiting for room */
 	bool held;			/* the registers hold our values, not found */
 	struct tb_pt_regs found;	/* as tb_pt_start found them */
-	u64 last_off;			/* snapshot: AUX offset at the last sample */
 	u64 base, mask;			/* output position to program next */
+	/*
+	 * The ToPA PMI of the current run: it starts at AUX offset run_off,
+	 * and its INT region ends int_end bytes later (0: no INT marker).
+	 * pmi_taken: its PMI was claimed; pmi_owed: a halt found the INT
+	 * region filled and its PMI not yet claimed (its NMI may come after
+	 * the halt; settled when the session leaves the CPU). Written on
+	 * this CPU only, in the drain (IRQs off) and the NMI handler.
+	 */
+	u64 run_off, int_end;
+	bool pmi_taken, pmi_owed;
+	/*
+	 * Snapshot mode: INT is on the region the run starts in, and each
+	 * PMI counts one more fill of it, one more lap (tb_pt_snap_written).
+	 */
+	unsigned int snap_pmis;
+	/* VMX: in VMX operation during the current span; stopped by VMXON. */
+	bool vmx_seen;
+	bool vmx_wait;
 	struct tb_session *suspended;	/* stopped by system suspend */
 	/* Capabilities, read at probe on this CPU. */
 	struct tracebuf_pt_caps caps;
@@ -246,6 +285,11 @@ static void tb_pt_probe_cpu(void *arg)
 	if (c->family == 6 &&
 	    tb_pt_model_in(c->model, tb_pt_bdm106_models, ARRAY_SIZE(tb_pt_bdm106_models)))
 		c->flags |= TRACEBUF_PT_CAP_BRANCH_ALWAYS;
+	/* IA32_VMX_MISC exists where CPUID.1:ECX.VMX is set (SDM vol. 3D, A.1). */
+	tb_pt_hw->cpuid(TB_CPUID_LEAF_FEATURES, 0, r);
+	if ((r[2] & TB_CPUID_1_ECX_VMX) &&
+	    (tb_rdmsr(TB_MSR_VMX_MISC, &v) || !(v & TB_VMX_MISC_PT)))
+		c->flags |= TRACEBUF_PT_CAP_NO_VMX_TRACE;
 	if (c->family == 6 &&
 	    tb_pt_model_in(c->model, tb_pt_single4k_models, ARRAY_SIZE(tb_pt_single4k_models)))
 		c->flags |= TRACEBUF_PT_CAP_SINGLE_4K;
@@ -522,9 +566,20 @@ static bool tb_pt_place(struct tb_pt_cpu *pc, struct tb_aux *aux, struct tb_pt_b
 		if (tb_pt_dist(t, cur, irq) > tb_pt_dist(t, cur, stop))
 			irq = stop;
 		tb_topa_set_markers(t, stop, irq);
+		/* Where this run's PMI is due: tb_pt_pmi_ours(). */
+		pc->int_end = (t->regions[irq].offset + t->regions[irq].size - head) &
+			      aux->mask ?: aux->size;
 	} else {
-		tb_topa_set_markers(t, -1, -1);
+		/*
+		 * Snapshot: the ring wraps freely. INT on the run's first
+		 * region: every lap fills it once more and raises a PMI, so
+		 * laps are counted without reading a position while tracing.
+		 */
+		tb_topa_set_markers(t, -1, cur);
+		pc->int_end = r->offset + r->size - head;
+		pc->snap_pmis = 0;
 	}
+	pc->run_off = head;
 	tb_topa_pos(t, head, &base, &mask);
 	/* The table writes above reach memory before the hardware reads them. */
 	wmb();
@@ -607,6 +662,7 @@ static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_session *s)
 {
 	struct tb_aux *aux = s->aux;
 	struct tb_pt_buf *buf = aux->priv;
+	u64 gstatus;
 
 	if (!tb_pt_place(pc, aux, buf)) {
 		pc->stalled = true;
@@ -614,7 +670,12 @@ static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_session *s)
 		return 0;
 	}
 	pc->stalled = false;
-	pc->last_off = tb_aux_head(aux) & aux->mask;
+	pc->pmi_taken = false;
+	pc->vmx_seen = tb_pt_hw->vmx_on();	/* a new span starts */
+	/* An owed PMI whose bit is clear was taken by another handler. */
+	if (READ_ONCE(pc->pmi_owed) && !tb_rdmsr(TB_MSR_PERF_GLOBAL_STATUS, &gstatus) &&
+	    !(gstatus & TB_GLOBAL_STATUS_TOPA_PMI))
+		WRITE_ONCE(pc->pmi_owed, false);
 	if (tb_pt_hold(pc, s->bcfg) ||
 	    tb_wrmsr(TB_MSR_RTIT_OUTPUT_BASE, pc->base) ||
 	    tb_wrmsr(TB_MSR_RTIT_OUTPUT_MASK, pc->mask) ||
@@ -623,6 +684,43 @@ static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_session *s)
 		return -EIO;
 	pc->running = true;
 	return 0;
+}
+
+/*
+ * Has this run written through its INT region, output now at AUX offset
+ * off? Single-entry ToPA raises the PMI up to TB_TOPA_PMI_MARGIN bytes
+ * early.
+ */
+static bool tb_pt_pmi_due(const struct tb_pt_cpu *pc, const struct tb_aux *aux,
+			  const struct tb_pt_buf *buf, u64 off)
+{
+	u64 written = (off - pc->run_off) & aux->mask;
+
+	if (buf->topa.single)
+		written += TB_TOPA_PMI_MARGIN;
+	return written >= pc->int_end;
+}
+
+/*
+ * Snapshot mode: the bytes this run wrote, laps included, from where the
+ * output moved (read with TraceEn clear) and the PMIs of the run's first
+ * region, which it fills once per lap: after n fills at least int_end +
+ * (n - 1) * size bytes were written (one fill is certain if the output
+ * went through it, whether or not its PMI was seen).
+ */
+static u64 tb_pt_snap_written(const struct tb_pt_cpu *pc, const struct tb_aux *aux,
+			      u64 moved)
+{
+	u64 n = READ_ONCE(pc->snap_pmis), need;
+
+	if (!n && moved >= pc->int_end)
+		n = 1;
+	if (!n)
+		return moved;
+	need = pc->int_end + (n - 1) * aux->size;
+	if (moved >= need)
+		return moved;
+	return moved + DIV_ROUND_UP_ULL(need - moved, aux->size) * aux->size;
 }
 
 /*
@@ -651,6 +749,10 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 	}
 	if (status & TB_RTIT_STATUS_ERROR)
 		*err = -EIO;
+	/* Its INT region filled: the PMI may still be on its way. */
+	if (!aux->snapshot && !pc->pmi_taken && pc->int_end &&
+	    ((status & TB_RTIT_STATUS_STOPPED) || tb_pt_pmi_due(pc, aux, buf, off)))
+		WRITE_ONCE(pc->pmi_owed, true);
 	delta = (off - tb_aux_head(aux)) & aux->mask;
 	if (t->single) {
 		int r = tb_topa_region_of(t, off);
@@ -683,16 +785,42 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 	}
 	if (aux->snapshot) {
 		/*
-		 * The drains counted the distance the pointer travelled since
-		 * the publication (laps included), this adds the last stretch,
-		 * and tb_aux_publish() adds delta itself: leave it the whole
-		 * laps only (the total is delta plus a multiple of the size).
+		 * tb_aux_publish() adds delta itself: add the whole laps of
+		 * this run (the run started at the published head).
 		 */
-		aux->snap_written += (off - pc->last_off) & aux->mask;
-		aux->snap_written -= delta;
-		pc->last_off = off;
+		aux->snap_written += tb_pt_snap_written(pc, aux, delta) - delta;
+	}
+	/*
+	 * In VMX operation during the span: it may have gaps (top of file).
+	 * Nothing to publish: the next span inherits it.
+	 */
+	if (!delta && !*flags && !aux->snap_written) {
+		pc->vmx_seen |= tb_pt_hw->vmx_on();
+	} else {
+		if (pc->vmx_seen || tb_pt_hw->vmx_on())
+			*flags |= TRACEBUF_AUX_F_PARTIAL;
+		pc->vmx_seen = tb_pt_hw->vmx_on();
 	}
 	return tb_aux_head(aux) + delta;
+}
+
+/*
+ * The session leaves this CPU: a PMI of ours still owed (its INT region
+ * filled, its NMI not yet taken: delivery masked) is acknowledged now,
+ * or the NMI handler, gone with the session, would leave it to nobody.
+ */
+static void tb_pt_pmi_settle(struct tb_pt_cpu *pc)
+{
+	u64 gstatus;
+
+	if (!READ_ONCE(pc->pmi_owed))
+		return;
+	WRITE_ONCE(pc->pmi_owed, false);
+	if (!tb_rdmsr(TB_MSR_PERF_GLOBAL_STATUS, &gstatus) &&
+	    (gstatus & TB_GLOBAL_STATUS_TOPA_PMI)) {
+		tb_wrmsr(TB_MSR_PERF_GLOBAL_OVF_CTRL, TB_GLOBAL_STATUS_TOPA_PMI);
+		tb_pt_hw->pmi_unmask();
+	}
 }
 
 /*
@@ -702,9 +830,11 @@ static u64 tb_pt_halt(struct tb_pt_cpu *pc, struct tb_aux *aux,
 static void tb_pt_fail(struct tb_session *s, struct tb_pt_cpu *pc, unsigned int cpu,
 		       const char *why)
 {
-	pr_warn_ratelimited("tracebuf: intel_pt: cpu%u: %s; tracing stopped\n", cpu, why);
+	/* Deferred: a task session stops from the scheduler (task.c). */
+	tb_warn_deferred_ratelimited("tracebuf: intel_pt: cpu%u: %s; tracing stopped\n", cpu, why);
 	tb_pt_release(pc);
 	pc->stalled = false;
+	tb_pt_pmi_settle(pc);
 	WRITE_ONCE(pc->s, NULL);	/* the NMI handler leaves this CPU alone */
 	tb_trace_error(s, cpu);
 }
@@ -734,7 +864,35 @@ static void tb_pt_collision(struct tb_session *s, struct tb_pt_cpu *pc,
 	tb_pt_fail(s, pc, cpu, "another owner took the hardware");
 }
 
-static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
+/* Why start() refuses in VMX operation, for the log. */
+static const char tb_pt_vmx_why[] =
+	"in VMX operation (a hypervisor runs), where it cannot trace (VMX_MISC[14] clear)";
+
+/*
+ * This CPU cannot trace in VMX operation (IA32_VMX_MISC[14] clear) and is
+ * in it now: TraceEn cannot be set (SDM vol. 3D, A.6).
+ */
+static bool tb_pt_vmx_blocked(const struct tb_pt_cpu *pc)
+{
+	return tb_pt_has(&pc->caps, TRACEBUF_PT_CAP_NO_VMX_TRACE) && tb_pt_hw->vmx_on();
+}
+
+/*
+ * Stopped (by VMXON, or about to restart) in VMX operation: give the
+ * registers back (writing CTL without TraceEn is allowed there) and
+ * restart at a drain after VMXOFF. What was written is published; the
+ * span that ends here is PARTIAL.
+ */
+static void tb_pt_vmx_wait(struct tb_pt_cpu *pc, unsigned int cpu)
+{
+	if (!pc->vmx_wait)
+		pr_info_ratelimited("tracebuf: intel_pt: cpu%u: in VMX operation, where this CPU cannot trace (IA32_VMX_MISC[14] clear): tracing waits for VMXOFF\n",
+				    cpu);
+	pc->vmx_wait = true;
+	tb_pt_release(pc);
+}
+
+static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
 	struct tb_aux *aux = s->aux;
@@ -742,23 +900,41 @@ static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
 	u64 ctl, base, mask, off, head, flags;
 	int err;
 
+	pc->vmx_seen |= tb_pt_hw->vmx_on();	/* sampled at every drain */
 	if (pc->running) {
-		/* Are our values still in place? */
-		if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl) || ctl != pc->ctl ||
+		if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl)) {
+			tb_pt_collision(s, pc, cpu);
+			return;
+		}
+		/* VMXON cleared TraceEn (SDM vol. 3D, A.6): publish and wait. */
+		if (ctl == (pc->ctl & ~TB_RTIT_CTL_TRACEEN) && tb_pt_vmx_blocked(pc)) {
+			head = tb_pt_halt(pc, aux, buf, &flags, &err);
+			tb_aux_publish(aux, head, flags);	/* PARTIAL: VMX is on */
+			if (err) {
+				tb_pt_fail(s, pc, cpu, "output error");
+				return;
+			}
+			tb_pt_vmx_wait(pc, cpu);
+			return;
+		}
+		/*
+		 * Are our values still in place? The output registers read
+		 * while tracing may be stale (SDM vol. 3C 33.2.7.2): they say
+		 * whose output this is, never how far it got. Positions are
+		 * read only after TraceEn is cleared (tb_pt_halt), as perf's
+		 * pt_read_offset() runs after pt_config_stop().
+		 */
+		if (ctl != pc->ctl ||
 		    tb_rdmsr(TB_MSR_RTIT_OUTPUT_BASE, &base) ||
 		    tb_rdmsr(TB_MSR_RTIT_OUTPUT_MASK, &mask) ||
 		    tb_topa_offset(&buf->topa, base, mask, &off)) {
 			tb_pt_collision(s, pc, cpu);
 			return;
 		}
-		if (aux->snapshot) {
-			/* Only count what wrapped; SNAPSHOT publishes. */
-			aux->snap_written += (off - pc->last_off) & aux->mask;
-			pc->last_off = off;
+		/* Snapshot: SNAPSHOT publishes; the laps are counted by PMI. */
+		if (aux->snapshot)
 			return;
-		}
-		if (!pmi && off == (tb_aux_head(aux) & aux->mask))
-			return;		/* nothing new */
+		/* Stop, read where it got, publish (nothing if nothing new), restart. */
 		head = tb_pt_halt(pc, aux, buf, &flags, &err);
 		tb_aux_publish(aux, head, flags);
 		if (err) {
@@ -772,31 +948,54 @@ static void tb_pt_drain_locked(struct tb_session *s, unsigned int cpu, bool pmi)
 		tb_pt_collision(s, pc, cpu);
 		return;
 	}
+	/* In VMX operation this CPU cannot set TraceEn: wait for VMXOFF. */
+	if (tb_pt_vmx_blocked(pc)) {
+		tb_pt_vmx_wait(pc, cpu);
+		return;
+	}
+	if (pc->vmx_wait)
+		pr_info_ratelimited("tracebuf: intel_pt: cpu%u: VMX operation ended: tracing resumes\n",
+				    cpu);
+	pc->vmx_wait = false;
 	if (tb_pt_run(pc, s))
 		tb_pt_fail(s, pc, cpu, "restart refused");
 }
 
 static void tb_pt_drain(struct tb_session *s, unsigned int cpu)
 {
-	tb_pt_drain_locked(s, cpu, false);
+	tb_pt_drain_locked(s, cpu);
 }
 
 static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 {
 	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
 	const struct tb_pt_cfg *cfg = s->bcfg;
-	u64 ctl, gstatus;
+	u64 ctl;
 	int ret;
 
 	if (!pc->present)
 		return -ENODEV;
 	if (pc->s)
 		return -EBUSY;
-	/* Never fight another owner (perf's intel_pt, another tool). */
+	/*
+	 * perf's intel_pt is kept off this CPU by our claim (pt_claim.c),
+	 * lost if perf took the unit while the CPU was offline.
+	 */
+	if (!s->task && !tb_pt_claim_held(s, cpu))
+		return -EBUSY;
+	/* Never fight another owner (a tool outside perf, a debugger). */
 	if (tb_rdmsr(TB_MSR_RTIT_CTL, &ctl))
 		return -EIO;
 	if (ctl & TB_RTIT_CTL_TRACEEN)
 		return -EBUSY;
+	/* SDM vol. 3D, A.6: TraceEn cannot be set in VMX operation here. */
+	if (tb_pt_vmx_blocked(pc)) {
+		/* Deferred: a task session starts from the scheduler (task.c). */
+		tb_warn_deferred_ratelimited("tracebuf: intel_pt: cpu%u: %s: refused\n", cpu,
+					     tb_pt_vmx_why);
+		return -EOPNOTSUPP;
+	}
+	pc->vmx_wait = false;
 	/* BDM106 needs BranchEn: its key table only allows branch=1. */
 	pc->ctl = cfg->ctl | TB_RTIT_CTL_TOPA | TB_RTIT_CTL_TRACEEN;
 	pc->stalled = false;
@@ -805,19 +1004,19 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 	if (tb_pt_save(pc, ctl))
 		return -EIO;
 	/*
-	 * A ToPA PMI left unacknowledged, or LVTPC left masked by a PMI
-	 * nobody handled (a session that stopped with one in flight), would
-	 * keep every PMI of ours away: start from a clean line.
+	 * LVTPC left masked by a PMI nobody handled would keep every PMI of
+	 * ours away: start from a clean line. A ToPA PMI of ours left
+	 * unacknowledged was settled when its session left the CPU
+	 * (tb_pt_pmi_settle()); one that is not ours (a KVM guest's) is
+	 * left alone.
 	 */
-	if (!tb_rdmsr(TB_MSR_PERF_GLOBAL_STATUS, &gstatus) &&
-	    (gstatus & TB_GLOBAL_STATUS_TOPA_PMI))
-		tb_wrmsr(TB_MSR_PERF_GLOBAL_OVF_CTRL, TB_GLOBAL_STATUS_TOPA_PMI);
 	tb_pt_hw->pmi_unmask();
 	WRITE_ONCE(pc->s, s);	/* the NMI handler may drain from now on */
 	ret = tb_pt_run(pc, s);
 	if (ret) {
-		WRITE_ONCE(pc->s, NULL);
 		tb_pt_release(pc);
+		tb_pt_pmi_settle(pc);
+		WRITE_ONCE(pc->s, NULL);
 	}
 	return ret;
 }
@@ -846,7 +1045,25 @@ static void tb_pt_stop(struct tb_session *s, unsigned int cpu)
 	}
 	tb_pt_release(pc);
 	pc->stalled = false;
+	tb_pt_pmi_settle(pc);
 	WRITE_ONCE(pc->s, NULL);
+}
+
+/*
+ * The unit of the session's CPU, against perf's intel_pt (pt_claim.c). A
+ * task session (TARGET_TASK) claims nothing yet: it keeps the TraceEn
+ * checks (a disabled per-task intel_pt event on its processes would be
+ * its claim).
+ */
+static int tb_pt_claim_session(struct tb_session *s)
+{
+	return s->task ? 0 : tb_pt_claim(s, cpumask_first(s->cpus));
+}
+
+static void tb_pt_unclaim_session(struct tb_session *s)
+{
+	if (!s->task)
+		tb_pt_unclaim(s, cpumask_first(s->cpus));
 }
 
 /* --- the PMI ------------------------------------------------------------ */
@@ -864,25 +1081,74 @@ static void tb_pt_work_fn(struct irq_work *w)
 		return;
 	raw_spin_lock(&s->trace_lock);
 	if (pc->s == s && s->tr_enabled)
-		tb_pt_drain_locked(s, smp_processor_id(), true);
+		tb_pt_drain_locked(s, smp_processor_id());
 	raw_spin_unlock(&s->trace_lock);
+}
+
+/*
+ * Is the ToPA PMI (GLOBAL_STATUS bit 55) of this CPU ours? perf decides
+ * with knowledge a module has no access to: handle_pmi_common()
+ * (arch/x86/events/intel/core.c) first asks KVM whether the NMI came
+ * from a guest (perf_guest_handle_intel_pt_intr(), KVM's
+ * vmx_handle_intel_pt_intr(): a running vCPU and an NMI taken on its VM
+ * exit), then intel_pt_interrupt() checks pt->handle_nmi. We decide from
+ * our own state: a PMI we owe since a halt; or our output in place
+ * (OUTPUT_BASE one of our tables: after the VM exit of a tracing KVM
+ * guest the guest's registers are loaded until pt_guest_exit(), which
+ * 6.12 handles the NMI before and 6.1 after; RTIT_CTL is no guide, KVM
+ * clears it around every guest entry, flushing our trace, which may fill
+ * our INT region) and this run's PMI not yet claimed; and then, if the
+ * CPU is in VMX operation (a guest may run here), the output stopped or
+ * through the INT region. Outside VMX operation no guest runs here and
+ * perf's intel_pt is kept off by our claim: the PMI is ours. A position
+ * read while tracing may lag (SDM vol. 3C 33.2.7.2): in VMX operation a
+ * PMI of ours may then be left to perf's handler, which acknowledges it,
+ * and the drain timer publishes. Never a PMI that is not ours, but for
+ * one case: a guest's PMI coalesced in bit 55 with one of ours we owe.
+ */
+static bool tb_pt_pmi_ours(struct tb_pt_cpu *pc, struct tb_session *s)
+{
+	struct tb_aux *aux = s->aux;	/* set before start, cleared after stop */
+	struct tb_pt_buf *buf = aux->priv;
+	u64 base, mask, status, off;
+
+	if (!READ_ONCE(pc->running) || !pc->int_end || (!aux->snapshot && pc->pmi_taken))
+		return false;
+	if (tb_rdmsr(TB_MSR_RTIT_OUTPUT_BASE, &base) || !tb_topa_owns(&buf->topa, base))
+		return false;
+	if (!tb_pt_hw->vmx_on())
+		return true;
+	if (tb_rdmsr(TB_MSR_RTIT_OUTPUT_MASK, &mask) || tb_rdmsr(TB_MSR_RTIT_STATUS, &status) ||
+	    tb_topa_offset(&buf->topa, base, mask, &off))
+		return false;
+	return (status & TB_RTIT_STATUS_STOPPED) || tb_pt_pmi_due(pc, aux, buf, off);
 }
 
 static int tb_pt_nmi(unsigned int cmd, struct pt_regs *regs)
 {
 	struct tb_pt_cpu *pc = this_cpu_ptr(&tb_pt_cpus);
+	struct tb_session *s = READ_ONCE(pc->s);
 	u64 status;
 
 	/* Not tracing here: not ours, and the accessors may be going away. */
-	if (!READ_ONCE(pc->s))
+	if (!s)
 		return NMI_DONE;
 	if (tb_rdmsr(TB_MSR_PERF_GLOBAL_STATUS, &status) ||
 	    !(status & TB_GLOBAL_STATUS_TOPA_PMI))
 		return NMI_DONE;
+	if (READ_ONCE(pc->pmi_owed))
+		WRITE_ONCE(pc->pmi_owed, false);	/* a halted run's */
+	else if (!tb_pt_pmi_ours(pc, s))
+		return NMI_DONE;	/* perf's handler (and KVM) decide */
+	else if (s->aux->snapshot)
+		WRITE_ONCE(pc->snap_pmis, pc->snap_pmis + 1);	/* one more lap */
+	else
+		pc->pmi_taken = true;			/* this run's */
 	/* Acknowledge our bit only; perf's handler sees the rest. */
 	tb_wrmsr(TB_MSR_PERF_GLOBAL_OVF_CTRL, TB_GLOBAL_STATUS_TOPA_PMI);
 	tb_pt_hw->pmi_unmask();	/* the next ToPA PMI may be delivered */
-	irq_work_queue(&pc->work);
+	if (!s->aux->snapshot)
+		irq_work_queue(&pc->work);
 	return NMI_HANDLED;
 }
 
@@ -901,7 +1167,7 @@ static const struct tb_cfg_key tb_pt_keys[TB_PT_NR_KEYS] = {
 		"trace branches: TNT, TIP, FUP (BranchEn)" },
 	[TB_PT_K_USER] = { "user", TB_CFG_BOOL, 0, 0, 1, 0, 1,
 		"trace user mode, CPL > 0 (USR)" },
-	[TB_PT_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV, 0, 1, 0, 0,
+	[TB_PT_K_KERNEL] = { "kernel", TB_CFG_BOOL, TB_CFG_F_PRIV | TB_CFG_F_KERNEL, 0, 1, 0, 0,
 		"trace kernel mode, CPL 0 (OS); needs CAP_PERFMON" },
 	[TB_PT_K_TSC] = { "tsc", TB_CFG_BOOL, 0, 0, 1, 0, 1,
 		"TSC packets (TSCEn)" },
@@ -1116,6 +1382,8 @@ struct tb_backend tb_pt_backend = {
 	.check_setup	= tb_pt_check_setup,
 	.setup_aux	= tb_pt_setup_aux,
 	.free_aux	= tb_pt_free_aux,
+	.claim		= tb_pt_claim_session,
+	.unclaim	= tb_pt_unclaim_session,
 	.start		= tb_pt_start,
 	.stop		= tb_pt_stop,
 	.drain		= tb_pt_drain,
@@ -1130,7 +1398,8 @@ int tracebuf_pt_emulator_register(const struct tb_pt_hw *hw)
 {
 	int ret;
 
-	if (!hw || !hw->rdmsr || !hw->wrmsr || !hw->cpuid || !hw->pmi_unmask)
+	if (!hw || !hw->rdmsr || !hw->wrmsr || !hw->cpuid || !hw->pmi_unmask ||
+	    !hw->vmx_on)
 		return -EINVAL;
 	mutex_lock(&tb_backends_lock);
 	ret = -EBUSY;
@@ -1171,11 +1440,17 @@ int tb_pt_init(void)
 	/* Hard: the drain must run in hard irq context even on PREEMPT_RT. */
 	for_each_possible_cpu(cpu)
 		per_cpu(tb_pt_cpus, cpu).work = IRQ_WORK_INIT_HARD(tb_pt_work_fn);
+	/* Before the sessions' hotplug state (tb_sessions_init): pt_claim.c. */
+	ret = tb_pt_claim_init();
+	if (ret)
+		return ret;
 	tb_register_syscore(&tb_pt_syscore);
 	/* First, so the ToPA PMI is ours before perf's handler acks it. */
 	ret = register_nmi_handler(NMI_LOCAL, tb_pt_nmi, NMI_FLAG_FIRST, "tracebuf_pt");
-	if (ret)
+	if (ret) {
 		tb_unregister_syscore(&tb_pt_syscore);
+		tb_pt_claim_exit();
+	}
 	return ret;
 }
 
@@ -1185,6 +1460,7 @@ void tb_pt_exit(void)
 
 	unregister_nmi_handler(NMI_LOCAL, "tracebuf_pt");
 	tb_unregister_syscore(&tb_pt_syscore);
+	tb_pt_claim_exit();
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&per_cpu(tb_pt_cpus, cpu).work);
 }

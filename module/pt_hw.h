@@ -28,6 +28,14 @@ struct module;
 #define TB_MSR_RTIT_ADDR_A(n)		(0x580 + 2 * (n))
 #define TB_MSR_RTIT_ADDR_B(n)		(0x581 + 2 * (n))
 #define TB_PT_MAX_ADDR_RANGES		4
+#define TB_MSR_VMX_MISC			0x485	/* readable where CPUID.1:ECX.VMX */
+
+/*
+ * IA32_VMX_MISC bit 14: Intel PT can be used in VMX operation. Without
+ * it, VMXON clears RTIT_CTL.TraceEn and a WRMSR setting TraceEn in VMX
+ * operation raises #GP (SDM vol. 3D, A.6 "Miscellaneous Data").
+ */
+#define TB_VMX_MISC_PT			BIT_ULL(14)
 
 /* IA32_PERF_GLOBAL_STATUS: the ToPA PMI */
 #define TB_GLOBAL_STATUS_TOPA_PMI	BIT_ULL(55)
@@ -93,6 +101,8 @@ struct module;
 #define TB_TOPA_PMI_MARGIN		512	/* single-entry ToPA: early PMI */
 
 /* CPUID */
+#define TB_CPUID_LEAF_FEATURES		0x01
+#define TB_CPUID_1_ECX_VMX		BIT(5)
 #define TB_CPUID_LEAF_EXT_FEATURES	0x07
 #define TB_CPUID_7_EBX_INTEL_PT		BIT(25)
 #define TB_CPUID_LEAF_PT		0x14
@@ -134,6 +144,12 @@ struct tb_pt_hw {
 	 * masks when it delivers a PMI; from the NMI handler, on its CPU.
 	 */
 	void (*pmi_unmask)(void);
+	/*
+	 * Is this CPU in VMX operation? CR4.VMXE, which a hypervisor sets
+	 * before VMXON and clears after VMXOFF (KVM: kvm_cpu_vmxon() and
+	 * kvm_cpu_vmxoff() in arch/x86/kvm/vmx/vmx.c).
+	 */
+	bool (*vmx_on)(void);
 };
 
 /*

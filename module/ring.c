@@ -46,9 +46,11 @@
  * pending count with xchg, so each lost record is reported exactly once:
  * records produced = records delivered + records lost.
  *
- * Wakeups go through irq_work, so NMI writers never touch a wait queue.
+ * Wakeups go through irq_work, so NMI writers never touch a wait queue;
+ * tb_ring_wakeup() says when a commit wakes.
  */
 #include <linux/fs.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/signal.h>
@@ -60,7 +62,8 @@
 
 #include "ring.h"
 
-#define TB_LOST_SIZE	sizeof(struct tracebuf_rec_lost)
+static_assert(sizeof(struct tracebuf_rec_lost) - sizeof(struct tracebuf_record) ==
+	      sizeof(struct tracebuf_crec_lost) - sizeof(struct tracebuf_crec));
 
 /*
  * Publish a kernel counter into the user-visible control page. Concurrent
@@ -77,48 +80,158 @@ static void tb_publish(atomic64_t *src, __u64 *dst)
 	} while (atomic64_read(src) != v);
 }
 
-/* The consumer's tail, validated: it never trusts ctl->data_tail blindly. */
-static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
+/*
+ * The consumer's tail as the control page has it, validated against the
+ * last good one (@cached): a value that is misaligned, moves backwards or
+ * lies beyond @head is ignored and @cached returned. Nothing else in the
+ * control page is ever read.
+ */
+static u64 tb_ring_tail_check(struct tb_ring *rb, u64 head, u64 cached)
 {
-	u64 cached = atomic64_read_acquire(&rb->tail);	/* pairs with tb_ring_read's release */
 	u64 t;
 
 	if (!READ_ONCE(rb->honour_tail))
 		return cached;
 	t = smp_load_acquire(&rb->ctl->data_tail);	/* (A), pairs with the consumer's (D) */
-	/* Moving backwards, past the head, or misaligned: keep the last good one. */
 	if ((t & 7) || t - cached > head - cached)
 		return cached;
+	return t;
+}
+
+/*
+ * The consumer's tail, validated, and remembered in rb->tail: the kernel's
+ * last good tail, which only ever moves forward. Writers check their
+ * space against rb->tail and come here only when the ring looks full with
+ * it (tb_ring_reserve()), so a record costs neither a load of the
+ * consumer's cache line nor an update of rb->tail.
+ */
+static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
+{
+	/* Pairs with the cmpxchg below and tb_ring_read()'s release. */
+	u64 cached = atomic64_read_acquire(&rb->tail);
+	u64 t = tb_ring_tail_check(rb, head, cached);
+
+	/* Fully ordered: passes (A) on to writers that read rb->tail with acquire. */
 	if (t != cached)
 		atomic64_cmpxchg(&rb->tail, cached, t);
 	return t;
 }
 
+/* The commit word of the record at p, in the ring's format. */
+static u32 *tb_commit_word(struct tb_ring *rb, void *p)
+{
+	return rb->compact ? &((struct tracebuf_crec *)p)->commit :
+			     &((struct tracebuf_record *)p)->commit;
+}
+
 /*
- * The wakeup condition shared by poll, read and the writers: unread data
- * at or above the watermark, or an every-N record not yet consumed. Both
- * are level-triggered: they hold until the consumer moves its tail.
+ * Readiness, for poll, read and the writers alike: the record at the tail
+ * is committed (so a woken consumer always finds something to read), and
+ * either the unread bytes reach the watermark or an every-N record is not
+ * yet consumed. Level-triggered: it holds until the consumer moves its
+ * tail. The commit word is read from a page an mmap consumer may write:
+ * a scribbled word only makes that consumer's own poll wrong.
  */
-bool tb_ring_ready(struct tb_ring *rb)
+static bool tb_ring_readable_at(struct tb_ring *rb, u64 head, u64 tail)
+{
+	u32 *commit = tb_commit_word(rb, rb->data + (tail & rb->mask));
+
+	if (head == tail)
+		return false;
+	if (head - tail < rb->watermark &&
+	    (s64)(atomic64_read(&rb->n_mark) - tail) <= 0)
+		return false;
+	return smp_load_acquire(commit) == tracebuf_commit_tag(tail);	/* (C) */
+}
+
+bool tb_ring_readable(struct tb_ring *rb)
+{
+	u64 head = atomic64_read(&rb->head);
+
+	return tb_ring_readable_at(rb, head, tb_ring_tail(rb, head));
+}
+
+/* How far ahead a level-mode wakeup disarms: beyond any tail for 2^62 bytes. */
+#define TB_DISARMED	BIT_ULL(62)
+
+/*
+ * The wakeup policy, the only place that decides whether a commit wakes.
+ *
+ * A wakeup is worth its cost (an irq_work, a wait-queue walk, an epoll
+ * callback, a signal) only when it ends a sleep. So a writer wakes only
+ * when the ring is readable (tb_ring_readable_at()) and armed: the tail is
+ * at or past wake_at. Waking moves wake_at ahead with a cmpxchg, so of
+ * several writers that find the ring ready one wakes, and the others see
+ * it disarmed. Who re-arms depends on who waits:
+ *
+ *  - poll, select, level-triggered epoll and blocking read re-arm in
+ *    tb_ring_arm(), when they find the ring not readable and are about to
+ *    sleep; the wakeup disarms for good (TB_DISARMED). A consumer that
+ *    never sleeps is never woken, however fast records come.
+ *  - SIGIO and edge-triggered epoll are not seen sleeping: the consumer
+ *    drains and sleeps without asking us. The wakeup then arms again once
+ *    the tail passes the head it was sent at, so the next one needs the
+ *    readiness to come back after that: at most one per data_watermark
+ *    bytes or per wakeup_events records.
+ *
+ * This is BPF's ring buffer idea (kernel/bpf/ringbuf.c,
+ * bpf_ringbuf_commit(): wake only when the consumer has caught up with the
+ * committed record) made exact for sleepers, and perf's watermark and
+ * wakeup_events (kernel/events/ring_buffer.c) kept as the readiness.
+ */
+static void tb_ring_wakeup(struct tb_ring *rb)
+{
+	enum tb_waiters w;
+	u64 head, tail, at;
+
+	/*
+	 * (W) The commit (B) and n_mark before the loads of the wait queue
+	 * and wake_at; pairs with (P) in tb_ring_arm(): either the arming
+	 * consumer sees this record, or this writer sees it armed.
+	 */
+	smp_mb();
+	/* The session's, called directly: no retpoline on every commit. */
+	w = INDIRECT_CALL_1(rb->ops->waiters, tb_session_waiters, rb->s);
+	if (w == TB_WAIT_NONE)
+		return;
+	at = atomic64_read(&rb->wake_at);
+	head = atomic64_read(&rb->head);
+	/* Level mode, disarmed: no valid tail (at most the head) reaches it. */
+	if (w != TB_WAIT_EDGE && (s64)(at - head) > 0)
+		return;
+	/* The consumer's tail as it is now, without updating rb->tail. */
+	tail = tb_ring_tail_check(rb, head, atomic64_read_acquire(&rb->tail));
+	do {
+		/*
+		 * Armed: the tail reached wake_at. In edge mode a wake_at past
+		 * the head is a level-mode disarm from before SIGIO or EPOLLET
+		 * came: armed too.
+		 */
+		if ((s64)(tail - at) < 0 &&
+		    (w != TB_WAIT_EDGE || (s64)(at - head) <= 0))
+			return;
+		if (!tb_ring_readable_at(rb, head, tail))
+			return;
+	} while (!atomic64_try_cmpxchg(&rb->wake_at, &at,
+				       w == TB_WAIT_EDGE ? head : tail + TB_DISARMED));
+	irq_work_queue(&rb->wakeup_work);
+}
+
+/*
+ * A consumer about to sleep (poll, blocking read): readable now? If not,
+ * arm the wakeup. Called after the consumer is on the wait queue.
+ */
+bool tb_ring_arm(struct tb_ring *rb)
 {
 	u64 head = atomic64_read(&rb->head);
 	u64 tail = tb_ring_tail(rb, head);
 
-	if (head == tail)
-		return false;
-	if (head - tail >= rb->watermark)
+	if (tb_ring_readable_at(rb, head, tail))
 		return true;
-	return (s64)(atomic64_read(&rb->n_mark) - tail) > 0;
-}
-
-/* Ready, and the record at the tail is committed: read() can make progress. */
-bool tb_ring_readable(struct tb_ring *rb)
-{
-	u64 tail = atomic64_read(&rb->tail);
-	struct tracebuf_record *rec = rb->data + (tail & rb->mask);
-
-	return tb_ring_ready(rb) &&
-	       smp_load_acquire(&rec->commit) == tracebuf_commit_tag(tail);	/* (C) */
+	atomic64_set(&rb->wake_at, tail);
+	/* (P) The arm before the re-check; pairs with (W) in tb_ring_wakeup(). */
+	smp_mb();
+	return tb_ring_readable(rb);
 }
 
 static void tb_ring_wakeup_work(struct irq_work *work)
@@ -150,7 +263,12 @@ void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear)
  */
 void tb_ring_kick(struct tb_ring *rb)
 {
-	if (rb->ops->has_waiters(rb->s))
+	/*
+	 * What made it ready before the wait-queue check; pairs with the
+	 * sleeper's set_current_state().
+	 */
+	smp_mb();
+	if (rb->ops->waiters(rb->s) != TB_WAIT_NONE)
 		irq_work_queue(&rb->wakeup_work);
 }
 
@@ -163,35 +281,119 @@ static void tb_ring_mark(struct tb_ring *rb, u64 end)
 		;
 }
 
-/* After a commit: decide whether anyone must be woken. */
-static void tb_ring_maybe_wakeup(struct tb_ring *rb, struct tracebuf_wr *wr,
-				 bool counts)
+/* The prefix of the record at p, in the ring's format. */
+static void tb_rec_init(struct tb_ring *rb, void *p, u16 type, u32 size, u16 flags)
 {
-	if (counts && rb->wakeup_events &&
-	    !(atomic_inc_return(&rb->events) % rb->wakeup_events))
-		tb_ring_mark(rb, wr->pos + wr->size);
-	/* Only when someone sleeps in poll/read or SIGIO is armed. */
-	if (rb->ops->has_waiters(rb->s) && tb_ring_ready(rb))
-		irq_work_queue(&rb->wakeup_work);
-}
+	struct tracebuf_record *rec = p;
+	struct tracebuf_crec *c = p;
 
-static void tb_rec_init(struct tracebuf_record *rec, u16 type, u32 size, u16 flags)
-{
+	if (rb->compact) {
+		c->size = size;
+		c->type = flags & TRACEBUF_REC_F_DISCARD ? TRACEBUF_CREC_SKIP : type;
+		return;
+	}
 	rec->hdr.size = size;
 	rec->hdr.type = type;
 	rec->hdr.flags = flags;
 	rec->cpu = raw_smp_processor_id();
-	rec->time = ktime_get_mono_fast_ns();	/* NMI-safe CLOCK_MONOTONIC */
+	/* NMI-safe CLOCK_MONOTONIC, unless SETUP asked for no time. */
+	rec->time = rb->no_time ? 0 : ktime_get_mono_fast_ns();
 }
 
-static void tb_rec_commit(struct tracebuf_record *rec, u64 pos)
+static void tb_rec_commit(struct tb_ring *rb, void *p, u64 pos)
 {
-	smp_store_release(&rec->commit, tracebuf_commit_tag(pos));	/* (B), pairs with (C) */
+	/* (B), pairs with (C) */
+	smp_store_release(tb_commit_word(rb, p), tracebuf_commit_tag(pos));
 }
 
 static void tb_ring_publish_head(struct tb_ring *rb)
 {
 	tb_publish(&rb->head, &rb->ctl->data_head);	/* (E) */
+}
+
+/*
+ * The size in the ring of a record a writer asks for (standard layout,
+ * struct tracebuf_record included), or 0 if the ring can never hold it
+ * with room for a LOST record.
+ */
+static u32 tb_rec_size(struct tb_ring *rb, u32 size)
+{
+	u32 max = rb->compact ? TRACEBUF_CREC_SIZE_MAX : U32_MAX & ~7U;
+
+	if (size < sizeof(struct tracebuf_record) || size > U32_MAX - 7)
+		return 0;
+	size = round_up(size, 8) - rb->shift;
+	return size <= max && size + rb->lost_size <= rb->size ? size : 0;
+}
+
+/* Count n records that did not fit: the next LOST record reports them. */
+static void tb_ring_lose(struct tb_ring *rb, u32 n)
+{
+	atomic64_add(n, &rb->lost_pending);
+	atomic64_add(n, &rb->lost_total);
+	tb_publish(&rb->lost_total, &rb->ctl->records_lost);
+}
+
+/* Free bytes between head and tail; 0 rather than a wrapped difference. */
+static u64 tb_ring_room(struct tb_ring *rb, u64 head, u64 tail)
+{
+	u64 used = head - tail;
+
+	return used < rb->size ? rb->size - used : 0;
+}
+
+/*
+ * Reserve up to n records of size bytes in one cmpxchg of the head, after
+ * a LOST record if losses are pending. Returns how many fit (0..n); the
+ * rest are counted lost. *pos is the first record's position.
+ *
+ * The space check uses rb->tail, the last tail the kernel validated, and
+ * reads the consumer's only when that one says the ring is full: a tail
+ * that lags only makes the ring look fuller, and the refresh makes it
+ * exact before anything is counted lost.
+ */
+static u32 tb_ring_reserve(struct tb_ring *rb, u32 size, u32 n, u64 *pos)
+{
+	/* (A) through rb->tail: pairs with tb_ring_tail()'s cmpxchg. */
+	u64 tail = atomic64_read_acquire(&rb->tail);
+	u64 head = atomic64_read(&rb->head);
+	u64 need, room, lost;
+	u32 k;
+
+	do {
+		lost = atomic64_read(&rb->lost_pending);
+		need = lost ? rb->lost_size : 0;
+		room = tb_ring_room(rb, head, tail);
+		if (unlikely(room < need + size)) {
+			tail = tb_ring_tail(rb, head);
+			room = tb_ring_room(rb, head, tail);
+			if (room < need + size) {
+				tb_ring_lose(rb, n);
+				return 0;
+			}
+		}
+		k = n == 1 ? 1 : min_t(u64, n, div_u64(room - need, size));
+	} while (!atomic64_try_cmpxchg(&rb->head, &head, head + need + (u64)k * size));
+	if (unlikely(k < n))
+		tb_ring_lose(rb, n - k);
+
+	if (unlikely(lost)) {
+		void *p = rb->data + (head & rb->mask);
+		/* The standard view: its fields after the prefix (see ring.h). */
+		struct tracebuf_rec_lost *l = p - rb->shift;
+		/* Claim what is pending now; another writer may have got it. */
+		u64 c = atomic64_xchg(&rb->lost_pending, 0);
+
+		tb_rec_init(rb, p, TRACEBUF_REC_LOST, rb->lost_size,
+			    c ? 0 : TRACEBUF_REC_F_DISCARD);
+		l->count = c;
+		l->reason = TRACEBUF_LOST_RING_FULL;
+		l->flags = 0;
+		tb_rec_commit(rb, p, head);
+		head += rb->lost_size;
+	}
+	*pos = head;
+	return k;
 }
 
 /**
@@ -212,65 +414,88 @@ static void tb_ring_publish_head(struct tb_ring *rb)
  */
 int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr *wr)
 {
-	u64 head, need, lost;
-
-	/* Until tracebuf_commit(): see above. */
-	lockdep_assert_preemption_disabled();
-	size = round_up(size, 8);
-	if (size < sizeof(struct tracebuf_record) || size + TB_LOST_SIZE > rb->size)
-		return -EINVAL;
-
-	head = atomic64_read(&rb->head);
-	do {
-		lost = atomic64_read(&rb->lost_pending);
-		need = size + (lost ? TB_LOST_SIZE : 0);
-		if (head + need - tb_ring_tail(rb, head) > rb->size) {
-			atomic64_inc(&rb->lost_pending);
-			atomic64_inc(&rb->lost_total);
-			tb_publish(&rb->lost_total, &rb->ctl->records_lost);
-			return -ENOSPC;
-		}
-	} while (!atomic64_try_cmpxchg(&rb->head, &head, head + need));
-
-	if (lost) {
-		struct tracebuf_rec_lost *l = rb->data + (head & rb->mask);
-		/* Claim what is pending now; another writer may have got it. */
-		u64 n = atomic64_xchg(&rb->lost_pending, 0);
-
-		tb_rec_init(&l->r, TRACEBUF_REC_LOST, TB_LOST_SIZE,
-			    n ? 0 : TRACEBUF_REC_F_DISCARD);
-		l->count = n;
-		l->reason = TRACEBUF_LOST_RING_FULL;
-		l->flags = 0;
-		tb_rec_commit(&l->r, head);
-		head += TB_LOST_SIZE;
-	}
-
-	wr->pos = head;
-	wr->rec = rb->data + (head & rb->mask);
-	wr->size = size;
-	wr->flags = 0;
-	tb_rec_init(wr->rec, type, size, 0);
-	return 0;
+	if (tracebuf_reserve_batch(rb, type, size, 1, wr))
+		return 0;
+	return tb_rec_size(rb, size) ? -ENOSPC : -EINVAL;
 }
 EXPORT_SYMBOL_GPL(tracebuf_reserve);
 
 /**
- * tracebuf_commit - make a reserved record visible to the consumer
+ * tracebuf_reserve_batch - reserve room for several records at once
  * @rb: the ring
- * @wr: the reservation
+ * @type: enum tracebuf_rec_type of every record
+ * @size: bytes of each record, struct tracebuf_record included
+ * @n: records wanted
+ * @wr: filled with the first record, its position and the count
+ *
+ * For a writer that has many records to write at once: one atomic
+ * operation on the shared head for all of them instead of one each. The
+ * records are back to back, wr->size bytes apart (record i at
+ * (void *)wr->rec + i * wr->size), each contiguous, prefixes filled in.
+ * Returns how many were reserved (wr->count), possibly fewer than n when
+ * the ring is nearly full: the rest are counted lost, as by
+ * tracebuf_reserve(). 0 (all n lost, or a size the ring can never hold)
+ * leaves nothing to commit. The same context rules as tracebuf_reserve();
+ * tracebuf_commit() commits them all.
+ */
+u32 tracebuf_reserve_batch(struct tb_ring *rb, u16 type, u32 size, u32 n,
+			   struct tracebuf_wr *wr)
+{
+	void *p;
+	u32 i, k;
+	u64 pos;
+
+	/* Until tracebuf_commit(): see tracebuf_reserve(). */
+	lockdep_assert_preemption_disabled();
+	size = tb_rec_size(rb, size);
+	if (!size || !n)
+		return 0;
+	k = tb_ring_reserve(rb, size, n, &pos);
+	p = rb->data + (pos & rb->mask);
+	wr->pos = pos;
+	wr->rec = p - rb->shift;	/* the standard view (ring.h) */
+	wr->size = size;
+	wr->flags = 0;
+	wr->count = k;
+	for (i = 0; i < k; i++)
+		tb_rec_init(rb, p + i * size, type, size, 0);
+	return k;
+}
+EXPORT_SYMBOL_GPL(tracebuf_reserve_batch);
+
+/* The every-N mark, for k records ending at end: each N-th is a mark. */
+static void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
+{
+	u32 n = rb->wakeup_events, k = wr->count;
+	u32 after = atomic_add_return(k, &rb->events);
+	u32 last = after - after % n;	/* the latest multiple of n */
+
+	/* The last N-th record among these k: mark its end. */
+	if (after - last < k)
+		tb_ring_mark(rb, wr->pos + (u64)(k - (after - last)) * wr->size);
+}
+
+/**
+ * tracebuf_commit - make reserved records visible to the consumer
+ * @rb: the ring
+ * @wr: the reservation (one record, or a batch's wr->count records)
  */
 void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
 	bool counts = !(wr->flags & TRACEBUF_REC_F_DISCARD);
+	void *p = (void *)wr->rec + rb->shift;
+	u32 i;
 
-	tb_rec_commit(wr->rec, wr->pos);
+	for (i = 0; i < wr->count; i++)
+		tb_rec_commit(rb, p + i * wr->size, wr->pos + (u64)i * wr->size);
 	if (counts) {
-		atomic64_inc(&rb->written);
+		atomic64_add(wr->count, &rb->written);
 		tb_publish(&rb->written, &rb->ctl->records_written);
+		if (rb->wakeup_events)
+			tb_ring_count_events(rb, wr);
 	}
 	tb_ring_publish_head(rb);
-	tb_ring_maybe_wakeup(rb, wr, counts);
+	tb_ring_wakeup(rb);
 }
 EXPORT_SYMBOL_GPL(tracebuf_commit);
 
@@ -284,8 +509,19 @@ EXPORT_SYMBOL_GPL(tracebuf_commit);
  */
 void tracebuf_discard(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
+	void *p = (void *)wr->rec + rb->shift;
+	u32 i;
+
 	wr->flags |= TRACEBUF_REC_F_DISCARD;
-	wr->rec->hdr.flags = wr->flags;
+	for (i = 0; i < wr->count; i++) {
+		struct tracebuf_record *rec = p + i * wr->size;
+
+		/* Compact: type TRACEBUF_CREC_SKIP; standard: the type stays. */
+		if (rb->compact)
+			((struct tracebuf_crec *)rec)->type = TRACEBUF_CREC_SKIP;
+		else
+			rec->hdr.flags = wr->flags;
+	}
 	tracebuf_commit(rb, wr);
 }
 EXPORT_SYMBOL_GPL(tracebuf_discard);
@@ -302,18 +538,28 @@ ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
 	for (;;) {
 		u64 head = atomic64_read(&rb->head);
 		struct tracebuf_record *rec;
+		struct tracebuf_crec *c;
+		bool skip;
 		u32 size;
 
 		if (tail == head)
 			break;
 		rec = rb->data + (tail & rb->mask);
-		if (smp_load_acquire(&rec->commit) != tracebuf_commit_tag(tail))	/* (C) */
+		c = (struct tracebuf_crec *)rec;
+		/* (C) */
+		if (smp_load_acquire(tb_commit_word(rb, rec)) != tracebuf_commit_tag(tail))
 			break;
-		size = READ_ONCE(rec->hdr.size);
+		if (rb->compact) {
+			size = READ_ONCE(c->size);
+			skip = READ_ONCE(c->type) == TRACEBUF_CREC_SKIP;
+		} else {
+			size = READ_ONCE(rec->hdr.size);
+			skip = READ_ONCE(rec->hdr.flags) & TRACEBUF_REC_F_DISCARD;
+		}
 		/* Never past the reservations, never past the double map. */
-		if (size < sizeof(*rec) || size & 7 || size > head - tail)
+		if (size < rb->prefix || size & 7 || size > head - tail)
 			return done ? done : -EIO;
-		if (!(READ_ONCE(rec->hdr.flags) & TRACEBUF_REC_F_DISCARD)) {
+		if (!skip) {
 			if (size > len - done) {
 				if (!done)
 					return -EINVAL;
@@ -334,7 +580,8 @@ ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
 }
 
 struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,
-			      u64 size, int node, u64 watermark, u32 wakeup_events)
+			      u64 size, int node, u64 watermark, u32 wakeup_events,
+			      u32 setup_flags)
 {
 	unsigned int i, n = size >> PAGE_SHIFT;
 	struct page **map;
@@ -349,6 +596,11 @@ struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *op
 	rb->mask = size - 1;
 	rb->watermark = watermark ? watermark : size / 2;
 	rb->wakeup_events = wakeup_events;
+	rb->no_time = setup_flags & TRACEBUF_SETUP_F_NO_TIME;
+	rb->compact = setup_flags & TRACEBUF_SETUP_F_COMPACT;
+	rb->prefix = rb->compact ? sizeof(struct tracebuf_crec) : sizeof(struct tracebuf_record);
+	rb->shift = sizeof(struct tracebuf_record) - rb->prefix;
+	rb->lost_size = sizeof(struct tracebuf_rec_lost) - rb->shift;
 	init_irq_work(&rb->wakeup_work, tb_ring_wakeup_work);
 
 	/* __GFP_ACCOUNT: the memory cgroup sees what a session pins. */
@@ -377,6 +629,8 @@ struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *op
 	rb->ctl->data_offset = PAGE_SIZE;
 	rb->ctl->data_size = size;
 	rb->ctl->clock_id = CLOCK_MONOTONIC;
+	if (rb->compact)
+		tb_ring_flags(rb, TRACEBUF_CTL_F_COMPACT, 0);
 	return rb;
 fail:
 	kvfree(map);

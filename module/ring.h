@@ -14,12 +14,20 @@
 
 struct tb_session;
 
+/* Who may need a wakeup (tb_ring_ops.waiters). */
+enum tb_waiters {
+	TB_WAIT_NONE,		/* nobody: no wakeup is ever useful */
+	TB_WAIT_LEVEL,		/* sleepers in poll/select/read, level epoll */
+	TB_WAIT_EDGE,		/* SIGIO or edge-triggered epoll too */
+};
+
 /*
  * What the ring asks of its owner (session.c), so that this lower layer
- * never calls up into it: is anyone waiting, and wake them.
+ * never calls up into it: who is waiting (no barrier of its own: the
+ * caller orders it), and wake them.
  */
 struct tb_ring_ops {
-	bool (*has_waiters)(struct tb_session *s);
+	enum tb_waiters (*waiters)(struct tb_session *s);
 	void (*wake)(struct tb_session *s, int band);	/* hardirq context */
 };
 
@@ -34,6 +42,12 @@ struct tb_ring {
 	u32 wakeup_events;		/* wake every N records (0: off) */
 	/* Set once the consumer owns data_tail (writable mmap). */
 	bool honour_tail;
+	bool no_time;			/* TRACEBUF_SETUP_F_NO_TIME: time is 0 */
+	bool compact;			/* TRACEBUF_SETUP_F_COMPACT: struct tracebuf_crec */
+	u32 prefix;			/* bytes of a record's prefix in this format */
+	/* sizeof(struct tracebuf_record) - prefix: where a writer's view starts */
+	u32 shift;
+	u32 lost_size;			/* bytes of a LOST record in this format */
 	/*
 	 * The kernel's copy of ctl->flags (TRACEBUF_CTL_F_*): changed from
 	 * process and IRQ context, so by cmpxchg, and never read back from
@@ -53,6 +67,12 @@ struct tb_ring {
 	atomic_t events;		/* committed records, for every-N */
 	/* End of the latest every-N record: ready until the tail passes it. */
 	atomic64_t n_mark;
+	/*
+	 * The wakeup arm (tb_ring_wakeup()): a writer may wake the consumer
+	 * only while the tail is at or past it. A consumer about to sleep
+	 * sets it to its tail; the writer that wakes moves it ahead.
+	 */
+	atomic64_t wake_at;
 
 	struct irq_work wakeup_work;	/* NMI-safe path to wake_up/SIGIO */
 
@@ -65,20 +85,33 @@ struct tb_ring {
  * A reservation, from tracebuf_reserve() to commit or discard. The writer
  * keeps its own copy of what it needs after commit: the record itself may
  * be in pages the consumer can write.
+ *
+ * rec is the record as the standard layout has it (struct tracebuf_record
+ * and the typed records built on it), whatever the ring's format: the
+ * writer writes only the fields after the prefix, and the ring writes the
+ * prefix. In a compact ring (TRACEBUF_SETUP_F_COMPACT) the record starts
+ * with the 8-byte struct tracebuf_crec, so rec points rb->shift (16) bytes
+ * before it: the fields after its prefix fall right after the compact
+ * prefix, and its own prefix must not be touched.
  */
 struct tracebuf_wr {
-	struct tracebuf_record *rec;	/* contiguous, size bytes */
+	struct tracebuf_record *rec;	/* the standard view, see above */
 	u64 pos;			/* stream position of the record */
-	u32 size;			/* rec->hdr.size, rounded up to 8 */
+	u32 size;			/* bytes of each record in the ring */
+	u32 count;			/* records reserved: 1, or a batch's */
 	u16 flags;			/* rec->hdr.flags */
 };
 
+/* The session's ops->waiters (session.c), for INDIRECT_CALL_1(). */
+enum tb_waiters tb_session_waiters(struct tb_session *s);
+
 /* ring.c */
 struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,
-			      u64 size, int node, u64 watermark, u32 wakeup_events);
+			      u64 size, int node, u64 watermark, u32 wakeup_events,
+			      u32 setup_flags);
 void tb_ring_free(struct tb_ring *rb);
-bool tb_ring_ready(struct tb_ring *rb);
 bool tb_ring_readable(struct tb_ring *rb);
+bool tb_ring_arm(struct tb_ring *rb);
 ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len);
 void tb_ring_kick(struct tb_ring *rb);
 void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear);
@@ -86,6 +119,8 @@ void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear);
 /* The writer API, for any context including NMI. */
 int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size,
 		     struct tracebuf_wr *wr);
+u32 tracebuf_reserve_batch(struct tb_ring *rb, u16 type, u32 size, u32 n,
+			   struct tracebuf_wr *wr);
 void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr);
 void tracebuf_discard(struct tb_ring *rb, struct tracebuf_wr *wr);
 

@@ -16,6 +16,7 @@
 #include <linux/file.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/reboot.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -29,6 +30,9 @@
 #include "ring.h"
 
 #define TB_CPUSET_MAX	1024	/* bytes of CPU bitmap: 8192 CPUs */
+/* The SETUP flags we know. */
+#define TB_SETUP_FLAGS	(TRACEBUF_SETUP_F_NO_TIME | TRACEBUF_SETUP_F_INHERIT | \
+			 TRACEBUF_SETUP_F_COMPACT)
 
 /*
  * Every set-up session, for the CPU hotplug callback. Lock order:
@@ -105,7 +109,7 @@ static int tb_pick_backend(const char *name, const struct cpumask *cpus,
 }
 
 static const struct tb_ring_ops tb_session_ring_ops = {
-	.has_waiters	= tb_session_has_waiters,
+	.waiters	= tb_session_waiters,
 	.wake		= tb_session_wake,
 };
 
@@ -121,7 +125,8 @@ static int tb_session_create_ring(struct tb_session *s, u64 size)
 	if (ret)
 		return ret;
 	rb = tb_ring_alloc(s, &tb_session_ring_ops, size, s->node,
-			   s->setup.data_watermark, s->setup.wakeup_events);
+			   s->setup.data_watermark, s->setup.wakeup_events,
+			   s->setup.flags);
 	if (!rb) {
 		tb_uncharge(&s->ring_charge);
 		return -ENOMEM;
@@ -144,23 +149,37 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		unsigned int cfg_nkeys;
 		u64 cfg_gen;
 		void *bcfg;
+		struct tb_task *task;
 	} old;
+	struct tb_task *prep = NULL, *drop = NULL;	/* TARGET_TASK */
 	cpumask_var_t cpus;
+	bool set;
 	int ret, cpu;
 
 	ret = tb_copy_struct_in(&su, sizeof(su), TRACEBUF_SETUP_SIZE_VER0, arg);
 	if (ret)
 		return ret;
-	if (su.flags || memchr_inv(su.reserved, 0, sizeof(su.reserved)))
+	if (su.flags & ~TB_SETUP_FLAGS || su.reserved0 ||
+	    memchr_inv(su.reserved, 0, sizeof(su.reserved)))
+		return -EINVAL;
+	/* pid and INHERIT are the per-task target's. */
+	if (su.pid < 0 || (su.target != TRACEBUF_TARGET_TASK &&
+			   ((su.flags & TRACEBUF_SETUP_F_INHERIT) || su.pid)))
 		return -EINVAL;
 	if (!memchr(su.backend, 0, sizeof(su.backend)))
+		return -EINVAL;
+	/* Compact records (no CPU, no time) for data-only sessions only. */
+	if (su.flags & TRACEBUF_SETUP_F_COMPACT && strcmp(su.backend, TRACEBUF_BACKEND_DATA))
 		return -EINVAL;
 	if (su.data_size && !tb_size_ok(su.data_size))
 		return -EINVAL;
 	if (su.data_size && su.data_watermark > su.data_size)
 		return -EINVAL;
 
-	if (su.target == TRACEBUF_TARGET_CPUSET) {
+	/* TARGET_TASK names its CPUs as TARGET_CPU or TARGET_CPUSET does. */
+	set = su.target == TRACEBUF_TARGET_CPUSET ||
+	      (su.target == TRACEBUF_TARGET_TASK && su.cpuset_size);
+	if (set) {
 		if (su.cpu || !su.cpuset_size || su.cpuset_size > TB_CPUSET_MAX)
 			return -EINVAL;
 		bits = memdup_user(u64_to_user_ptr(su.cpuset_ptr), su.cpuset_size);
@@ -171,14 +190,31 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		kfree(bits);
 		return -ENOMEM;
 	}
+	/*
+	 * The process, and the opener's right to trace it, before the locks
+	 * (it may register tracepoint probes, which takes cpus_read_lock()).
+	 * Its exec_update_lock is held until the end (tb_task_unlock).
+	 */
+	if (su.target == TRACEBUF_TARGET_TASK) {
+		prep = tb_task_prepare(s, &su);
+		if (IS_ERR(prep)) {
+			ret = PTR_ERR(prep);
+			prep = NULL;
+			goto out_free;
+		}
+		drop = prep;	/* unless it becomes the session's */
+	}
 
 	/* No CPU may go away between the online check and the list. */
 	cpus_read_lock();
 	switch (su.target) {
 	case TRACEBUF_TARGET_CPU:
+	case TRACEBUF_TARGET_TASK:
 		cpu = -EINVAL;
-		if (!su.cpuset_ptr && !su.cpuset_size && su.cpu < nr_cpu_ids &&
-		    cpu_online(su.cpu))
+		if (set)
+			cpu = tb_check_cpuset(&su, bits);
+		else if (!su.cpuset_ptr && !su.cpuset_size && su.cpu < nr_cpu_ids &&
+			 cpu_online(su.cpu))
 			cpu = su.cpu;
 		break;
 	case TRACEBUF_TARGET_CPUSET:
@@ -191,7 +227,7 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		ret = cpu;
 		goto out_cpus;
 	}
-	if (su.target == TRACEBUF_TARGET_CPU)
+	if (!set)
 		cpumask_set_cpu(cpu, cpus);
 	else
 		bitmap_copy(cpumask_bits(cpus), bits,
@@ -215,6 +251,7 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	old.cfg_nkeys = s->cfg_nkeys;
 	old.cfg_gen = s->cfg_gen;
 	old.bcfg = s->bcfg;
+	old.task = s->task;
 	s->cfg_keys = NULL;
 	s->cfg_vals = NULL;
 	s->bcfg = NULL;
@@ -223,6 +260,8 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 	s->node = cpu_to_node(cpu);
 	/* The backend's keys for the (first) traced CPU, at their defaults. */
 	ret = tb_config_init(s, cpu);
+	if (!ret && prep)
+		ret = tb_task_install(s, prep, cpus);
 	if (!ret && su.data_size)
 		ret = tb_session_create_ring(s, su.data_size);
 	if (ret) {
@@ -236,8 +275,10 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		s->cfg_nkeys = old.cfg_nkeys;
 		s->cfg_gen = old.cfg_gen;
 		s->bcfg = old.bcfg;
-		goto out;
+		goto out;	/* prep: freed below, installed or not */
 	}
+	s->task = prep;
+	drop = old.task;
 	/* A repeated SETUP lets go of what the previous one held. */
 	backend = old.backend;
 	kfree(old.cfg_keys);
@@ -250,11 +291,18 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 		list_add(&s->list, &tb_sessions);
 	mutex_unlock(&tb_sessions_lock);
 out:
+	/* Under s->lock: once it is let go, another SETUP may free prep. */
+	tb_task_unlock(prep);
+	prep = NULL;
 	mutex_unlock(&s->lock);
 	if (backend)
 		tb_backend_release(backend);
 out_cpus:
 	cpus_read_unlock();
+out_free:
+	tb_task_unlock(prep);
+	/* The target this SETUP replaced or did not keep, after a grace period. */
+	tb_task_free(drop);
 	free_cpumask_var(cpus);
 	kfree(bits);
 	return ret;
@@ -266,6 +314,10 @@ out_cpus:
  */
 void tb_session_release(struct tb_session *s)
 {
+	/* Off the scheduler's probes first: they write into s->ring. */
+	tb_task_free(s->task);
+	s->task = NULL;
+	tb_trace_release(s);	/* the backend's claim goes back */
 	mutex_lock(&tb_sessions_lock);
 	list_del_init(&s->list);
 	mutex_unlock(&tb_sessions_lock);
@@ -356,14 +408,20 @@ int tb_sessions_init(void)
 {
 	int ret;
 
+	ret = tb_trace_module_init();
+	if (ret)
+		return ret;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tracebuf:online",
 					tb_cpu_online, tb_cpu_offline);
 	if (ret < 0)
-		return ret;
+		goto out_trace;
 	tb_cpuhp_state = ret;
 	ret = register_reboot_notifier(&tb_reboot_nb);
-	if (ret)
-		cpuhp_remove_state_nocalls(tb_cpuhp_state);
+	if (!ret)
+		return 0;
+	cpuhp_remove_state_nocalls(tb_cpuhp_state);
+out_trace:
+	tb_trace_module_exit();
 	return ret;
 }
 
@@ -371,6 +429,7 @@ void tb_sessions_exit(void)
 {
 	unregister_reboot_notifier(&tb_reboot_nb);
 	cpuhp_remove_state_nocalls(tb_cpuhp_state);
+	tb_trace_module_exit();
 }
 
 static int tb_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
@@ -449,6 +508,7 @@ static void tb_session_aux_destroy(struct tb_session *s)
 	unsigned long flags;
 
 	tb_trace_disable(s);	/* every CPU stopped, timer and works idle */
+	tb_trace_unclaim_later(s);	/* not under mmap_lock: a work item */
 	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	s->aux = NULL;		/* no start or drain can see it now */
 	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
@@ -717,8 +777,12 @@ ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
 			if (ret || nonblock || hup)
 				break;
 		}
-		/* Pairs with the smp_mb() in the waker's wq_has_sleeper(). */
-		ret = wait_event_interruptible(s->wq, tb_ring_readable(rb) ||
+		/*
+		 * On the wait queue first (prepare_to_wait_event()), then arm:
+		 * tb_ring_arm()'s barrier pairs with the writer's in
+		 * tb_ring_wakeup().
+		 */
+		ret = wait_event_interruptible(s->wq, tb_ring_arm(rb) ||
 					       READ_ONCE(s->hup));
 		if (ret)
 			break;
@@ -737,8 +801,15 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 	__poll_t events = 0;
 
 	poll_wait(file, &s->wq, wait);
+	/*
+	 * An edge-triggered epoll consumer sleeps without calling poll again:
+	 * from now on wakeups re-arm by themselves (tb_ring_wakeup()).
+	 */
+	if (wait && (poll_requested_events(wait) & EPOLLET) && !READ_ONCE(s->edge))
+		WRITE_ONCE(s->edge, true);
 	rb = tb_session_ring(s);
-	if (rb && (tb_ring_ready(rb) || tb_aux_ready(s)))
+	/* On the wait queue (above), so tb_ring_arm() may arm the wakeup. */
+	if (rb && (tb_ring_arm(rb) || tb_aux_ready(s)))
 		events |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(s->hup))
 		events |= EPOLLHUP;
@@ -747,10 +818,17 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 	return events;
 }
 
-bool tb_session_has_waiters(struct tb_session *s)
+/*
+ * Who waits, for the ring's wakeup policy. The caller has the full barrier
+ * that wq_has_sleeper() would add (pairing with the sleeper's
+ * set_current_state() and with tb_ring_arm()).
+ */
+enum tb_waiters tb_session_waiters(struct tb_session *s)
 {
-	/* wq_has_sleeper() has the smp_mb() pairing with the sleeper's. */
-	return wq_has_sleeper(&s->wq) || READ_ONCE(s->fasync);
+	if (READ_ONCE(s->fasync) || READ_ONCE(s->edge))
+		return TB_WAIT_EDGE;
+	/* No smp_mb() of its own: the caller's (W) orders it (see above). */
+	return waitqueue_active(&s->wq) ? TB_WAIT_LEVEL : TB_WAIT_NONE;
 }
 
 /* From the ring's irq_work: hardirq context. */
@@ -760,14 +838,48 @@ void tb_session_wake(struct tb_session *s, int band)
 	kill_fasync(&s->fasync, SIGIO, band);
 }
 
+/*
+ * Reserve a USER record and copy the caller's bytes straight into it, with
+ * page faults disabled (no preemption between reserve and commit: a
+ * reservation stalls the consumer and every writer behind it). 0, a
+ * reservation error, or -EFAULT when the bytes are not all resident: the
+ * record is then discarded (neither written nor lost) and the caller faults
+ * them in and tries again.
+ */
+static int tb_marker_write(struct tb_ring *rb, const struct tracebuf_user_marker *m)
+{
+	struct tracebuf_rec_user *u;
+	struct tracebuf_wr wr;
+	int ret;
+
+	pagefault_disable();
+	preempt_disable();
+	ret = tracebuf_reserve(rb, TRACEBUF_REC_USER, sizeof(*u) + m->len, &wr);
+	if (!ret) {
+		const void __user *src = u64_to_user_ptr(m->data_ptr);
+
+		u = (struct tracebuf_rec_user *)wr.rec;
+		u->cookie = m->cookie;
+		u->len = m->len;
+		u->reserved = 0;
+		if (m->len && __copy_from_user_inatomic(u + 1, src, m->len))
+			ret = -EFAULT;
+		if (ret)
+			tracebuf_discard(rb, &wr);
+		else
+			tracebuf_commit(rb, &wr);
+	}
+	preempt_enable();
+	pagefault_enable();
+	return ret;
+}
+
 long tb_ioctl_user_marker(struct tb_session *s, void __user *arg)
 {
 	struct tracebuf_user_marker m;
-	struct tracebuf_rec_user *u;
-	struct tracebuf_wr wr;
 	struct tb_ring *rb;
-	u8 *buf = NULL;
-	int ret;
+	void __user *data;
+	int ret, tries;
 
 	ret = tb_copy_struct_in(&m, sizeof(m), TRACEBUF_USER_MARKER_SIZE_VER0, arg);
 	if (ret)
@@ -778,30 +890,22 @@ long tb_ioctl_user_marker(struct tb_session *s, void __user *arg)
 	rb = tb_session_ring(s);
 	if (!rb)
 		return -ENXIO;
-	if (m.len) {
-		/* Copy first: the reservation must not wait on a page fault. */
-		buf = memdup_user(u64_to_user_ptr(m.data_ptr), m.len);
-		if (IS_ERR(buf))
-			return PTR_ERR(buf);
-	}
+	data = u64_to_user_ptr(m.data_ptr);
+	if (m.len && !access_ok(data, m.len))
+		return -EFAULT;
 	/*
-	 * No preemption between reserve and commit: a reservation stalls the
-	 * consumer and every writer behind it until it is committed.
+	 * Straight into the record (no copy through a kernel buffer); a page
+	 * not resident is faulted in here, where we may sleep, and the
+	 * marker written again. A page that goes away each time: -EFAULT.
 	 */
-	preempt_disable();
-	ret = tracebuf_reserve(rb, TRACEBUF_REC_USER, sizeof(*u) + m.len, &wr);
-	if (!ret) {
-		u = (struct tracebuf_rec_user *)wr.rec;
-		u->cookie = m.cookie;
-		u->len = m.len;
-		u->reserved = 0;
-		if (m.len)
-			memcpy(u + 1, buf, m.len);
-		tracebuf_commit(rb, &wr);
+	for (tries = 0; tries < 4; tries++) {
+		ret = tb_marker_write(rb, &m);
+		if (ret != -EFAULT)
+			return ret;
+		if (fault_in_readable((const char __user *)data, m.len))
+			return -EFAULT;
 	}
-	preempt_enable();
-	kfree(buf);
-	return ret;
+	return -EFAULT;
 }
 
 /**

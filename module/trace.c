@@ -20,8 +20,29 @@
  * CPU changes state in the middle of one: an online CPU always gets its
  * IPI (a failure is a bug, and warns), an offline one was stopped by its
  * teardown callback and is started by its startup callback. Stopping
- * needs no such lock (tb_trace_disable). Lock order: cpu_hotplug_lock ->
- * s->lock -> tb_sessions_lock -> s->trace_lock.
+ * needs no such lock (tb_trace_disable). Lock order: s->claim_lock ->
+ * cpu_hotplug_lock -> s->lock -> tb_sessions_lock -> s->trace_lock.
+ *
+ * The claim (backend.h; Intel PT: pt_claim.c) is made and given back
+ * only under s->claim_lock and never under s->lock, tb_sessions_lock or
+ * mmap_lock: it takes perf's context mutex, under which perf takes
+ * mmap_lock (perf_ioctl()), and s->lock nests inside mmap_lock (mmap). So
+ * ENABLE checks under s->lock, claims with s->lock dropped, then checks
+ * again and starts; DISABLE gives the claim back after dropping s->lock;
+ * the last AUX munmap (under mmap_lock and s->lock) leaves it to a work
+ * item (tb_trace_unclaim_later); close gives it back (tb_trace_release).
+ * A CPU going offline and online is the backend's business (its own
+ * hotplug state, ahead of the sessions').
+ *
+ * A task session (TARGET_TASK, task.c) is started and stopped on each of
+ * its CPUs by the scheduler's tracepoints as its threads come and go
+ * (tb_trace_task_in/out, under the runqueue lock: runqueue lock ->
+ * s->trace_lock), and by the IPIs above for the thread current at that
+ * moment. tr_active then says on which CPUs a traced thread runs with the
+ * hardware on; every stop writes that thread's SWITCH OUT record, every
+ * start its IN record first. Such starts come outside cpus_read_lock(),
+ * but never on a CPU that is not active (task.c), so still never on a CPU
+ * whose teardown callback has run.
  *
  * The drain timer: a pinned hard hrtimer on the session's first active
  * CPU, every tb_drain_ms. It publishes whatever the hardware wrote (so a
@@ -33,6 +54,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/smp.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 #include "aux.h"
@@ -50,6 +72,12 @@ MODULE_PARM_DESC(drain_ms, "AUX drain period in milliseconds (1-1000)");
  * after that IPI's stop released it sees it.
  */
 static bool tb_going_down;
+
+/*
+ * Claims given back after an AUX munmap. ENABLE flushes it first, so a
+ * unit released that way is free for the next session at once.
+ */
+static struct workqueue_struct *tb_unclaim_wq;
 
 static ktime_t tb_drain_period(void)
 {
@@ -77,18 +105,30 @@ static enum hrtimer_restart tb_drain_timer_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-/* On cpu, interrupts off, s->trace_lock held. */
+/*
+ * On cpu, interrupts off, s->trace_lock held. A task session (task.c)
+ * starts only for a thread it traces, after that thread's IN record.
+ */
 static int tb_trace_start_here(struct tb_session *s, unsigned int cpu)
 {
+	struct tracebuf_wr in;
 	int ret;
 
 	lockdep_assert_held(&s->trace_lock);
-	if (!s->tr_enabled || s->tr_error || !s->aux ||
+	if (!s->tr_enabled || s->tr_error || s->tr_hold || !s->aux ||
 	    cpumask_test_cpu(cpu, s->tr_active))
 		return 0;
 	if (READ_ONCE(tb_going_down))
 		return -ESHUTDOWN;
+	if (s->task && !tb_task_switch_in(s, cpu, &in))
+		return 0;
 	ret = s->backend->start(s, cpu);
+	if (s->task) {
+		tb_task_switch_in_done(s, cpu, &in, ret);
+		/* Another owner holds the unit: this run goes untraced (BUSY). */
+		if (ret == -EBUSY)
+			return 0;
+	}
 	if (ret)
 		return ret;
 	cpumask_set_cpu(cpu, s->tr_active);
@@ -100,16 +140,23 @@ static int tb_trace_start_here(struct tb_session *s, unsigned int cpu)
 	return 0;
 }
 
+/* Stop and publish on this CPU; a task session says where its thread ended. */
+static void tb_trace_stop_cpu(struct tb_session *s, unsigned int cpu)
+{
+	s->backend->stop(s, cpu);
+	cpumask_clear_cpu(cpu, s->tr_active);
+	if (s->task)
+		tb_task_switch_out(s, cpu);
+}
+
 /* On cpu, interrupts off, s->trace_lock held. */
 static void tb_trace_stop_here(struct tb_session *s, unsigned int cpu)
 {
 	lockdep_assert_held(&s->trace_lock);
 	if (!s->backend)
 		return;		/* a data-ring-only session never started */
-	if (cpumask_test_cpu(cpu, s->tr_active)) {
-		s->backend->stop(s, cpu);
-		cpumask_clear_cpu(cpu, s->tr_active);
-	}
+	if (cpumask_test_cpu(cpu, s->tr_active))
+		tb_trace_stop_cpu(s, cpu);
 	/*
 	 * A backend that drains from any CPU keeps its timer while other
 	 * CPUs trace; if this CPU goes offline, the hotplug core migrates
@@ -170,10 +217,11 @@ static void tb_trace_on_cpus(const struct cpumask *cpus, smp_call_func_t fn,
 /*
  * Under s->lock. Stops every CPU, publishing; idempotent, and a no-op for
  * a session without a backend. It needs no cpus_read_lock() (the last
- * AUX munmap calls it under mmap_lock): every start runs under that lock
- * or in the startup callback, and tr_enabled is clear before the first
- * stop IPI, so a CPU this loop cannot reach is offline, and its teardown
- * callback stopped it before it left the online mask.
+ * AUX munmap calls it under mmap_lock): every start runs under that lock,
+ * in the startup callback, or (task sessions) on an active CPU, and
+ * tr_enabled is clear before the first stop IPI, so a CPU this loop
+ * cannot reach is offline, and its teardown callback stopped it before it
+ * left the online mask.
  */
 void tb_trace_disable(struct tb_session *s)
 {
@@ -204,57 +252,90 @@ void tb_trace_disable(struct tb_session *s)
 		tb_ring_flags(s->ring, 0, TRACEBUF_CTL_F_ENABLED);
 }
 
+static bool tb_trace_enabled(struct tb_session *s)
+{
+	unsigned long flags;
+	bool on;
+
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	on = s->tr_enabled;
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	return on;
+}
+
+/* Under s->lock: may ENABLE start? */
+static int tb_trace_enable_check(struct tb_session *s)
+{
+	int ret;
+
+	lockdep_assert_held(&s->lock);
+	if (!s->setup_done)
+		return -EINVAL;
+	if (!s->backend)
+		return -ENODEV;
+	if (!s->aux)
+		return -ENXIO;
+	if (READ_ONCE(tb_going_down))
+		return -ESHUTDOWN;	/* the machine is going down */
+	ret = tb_perm_trace(s);
+	if (ret)
+		return ret;
+	if (!cpumask_intersects(s->cpus, cpu_online_mask))
+		return -ENODEV;	/* every traced CPU is offline */
+	if (tb_trace_enabled(s))
+		return -EALREADY;	/* and an error state stays until DISABLE */
+	return 0;
+}
+
 long tb_ioctl_enable(struct tb_session *s)
 {
 	struct tb_trace_call c = { .s = s };
+	const struct tb_backend *b;
 	unsigned long flags;
-	int ret = 0;
+	int ret;
 
+	/* Claims an AUX munmap left to the work item are given back first. */
+	flush_workqueue(tb_unclaim_wq);
+	mutex_lock(&s->claim_lock);
 	cpus_read_lock();	/* the IPI loop: see the top of this file */
 	mutex_lock(&s->lock);
-	if (!s->setup_done) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (!s->backend) {
-		ret = -ENODEV;
-		goto out;
-	}
-	if (!s->aux) {
-		ret = -ENXIO;
-		goto out;
-	}
-	if (READ_ONCE(tb_going_down)) {
-		ret = -ESHUTDOWN;	/* the machine is going down */
-		goto out;
-	}
-	ret = tb_perm_trace(s);
+	ret = tb_trace_enable_check(s);
+	b = s->backend;		/* final once the AUX area exists */
+	mutex_unlock(&s->lock);
 	if (ret)
 		goto out;
-	if (!cpumask_intersects(s->cpus, cpu_online_mask)) {
-		ret = -ENODEV;	/* every traced CPU is offline */
-		goto out;
+	/* Without s->lock: see the top of this file. */
+	if (b->claim) {
+		ret = b->claim(s);
+		if (ret)
+			goto out;
 	}
-	raw_spin_lock_irqsave(&s->trace_lock, flags);
-	if (s->tr_enabled) {
-		ret = -EALREADY;	/* and an error state stays until DISABLE */
-	} else {
+	/* Again: an AUX munmap may have come in between. */
+	mutex_lock(&s->lock);
+	ret = tb_trace_enable_check(s);
+	if (!ret) {
+		raw_spin_lock_irqsave(&s->trace_lock, flags);
 		s->tr_enabled = true;
 		s->tr_error = false;
+		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+		/* An offline CPU starts when it comes back (tb_trace_cpu_online). */
+		tb_trace_on_cpus(s->cpus, tb_trace_start_ipi, &c, &c.ret);
+		ret = c.ret;
+		if (ret)
+			tb_trace_disable(s);
+		else
+			tb_ring_flags(s->ring, TRACEBUF_CTL_F_ENABLED, 0);
 	}
-	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
-	if (ret)
-		goto out;
-	/* An offline CPU starts when it comes back (tb_trace_cpu_online). */
-	tb_trace_on_cpus(s->cpus, tb_trace_start_ipi, &c, &c.ret);
-	ret = c.ret;
-	if (ret)
-		tb_trace_disable(s);
-	else
-		tb_ring_flags(s->ring, TRACEBUF_CTL_F_ENABLED, 0);
-out:
 	mutex_unlock(&s->lock);
+	/*
+	 * Not enabled (claim_lock keeps other ENABLEs and DISABLEs out, so
+	 * the claim is this call's): give it back.
+	 */
+	if (ret && b->unclaim)
+		b->unclaim(s);
+out:
 	cpus_read_unlock();
+	mutex_unlock(&s->claim_lock);
 	return ret;
 }
 
@@ -293,17 +374,66 @@ void tb_trace_shutdown(struct tb_session *s)
 
 long tb_ioctl_disable(struct tb_session *s)
 {
+	const struct tb_backend *b;
 	int ret = 0;
 
+	mutex_lock(&s->claim_lock);
 	cpus_read_lock();	/* the IPI loop: see the top of this file */
 	mutex_lock(&s->lock);
 	if (!s->setup_done)
 		ret = -EINVAL;
 	else
 		tb_trace_disable(s);
+	b = s->backend;
 	mutex_unlock(&s->lock);
+	/* Stopped everywhere: the claim goes back, outside s->lock. */
+	if (!ret && b && b->unclaim)
+		b->unclaim(s);
 	cpus_read_unlock();
+	mutex_unlock(&s->claim_lock);
 	return ret;
+}
+
+/*
+ * After an AUX munmap (tb_trace_unclaim_later): give the claim back unless
+ * the session was enabled again meanwhile (a new AUX area and ENABLE).
+ */
+static void tb_trace_unclaim_work(struct work_struct *w)
+{
+	struct tb_session *s = container_of(w, struct tb_session, unclaim_work);
+	const struct tb_backend *b;
+	bool enabled;
+
+	mutex_lock(&s->claim_lock);
+	mutex_lock(&s->lock);
+	enabled = tb_trace_enabled(s);	/* set only by ENABLE, under claim_lock */
+	b = s->backend;
+	mutex_unlock(&s->lock);
+	if (!enabled && b && b->unclaim)
+		b->unclaim(s);
+	mutex_unlock(&s->claim_lock);
+}
+
+/*
+ * The last AUX munmap stopped tracing (tb_trace_disable) under mmap_lock
+ * and s->lock, where the claim cannot be given back: a work item does it.
+ */
+void tb_trace_unclaim_later(struct tb_session *s)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->backend && s->backend->unclaim)
+		queue_work(tb_unclaim_wq, &s->unclaim_work);
+}
+
+/* Release of the file: no ioctl, mapping or work can reach s after this. */
+void tb_trace_release(struct tb_session *s)
+{
+	cancel_work_sync(&s->unclaim_work);
+	mutex_lock(&s->claim_lock);
+	if (s->backend && s->backend->unclaim)
+		s->backend->unclaim(s);
+	mutex_unlock(&s->claim_lock);
+	mutex_destroy(&s->claim_lock);
 }
 
 static int tb_trace_restart(struct tb_session *s,
@@ -336,6 +466,8 @@ void tb_trace_error(struct tb_session *s, unsigned int cpu)
 {
 	lockdep_assert_held(&s->trace_lock);
 	cpumask_clear_cpu(cpu, s->tr_active);
+	if (s->task)
+		tb_task_switch_out(s, cpu);
 	s->tr_error = true;
 	/* ENABLED means tracing: it drops with the last CPU (EPOLLERR stays). */
 	if (cpumask_empty(s->tr_active))
@@ -361,11 +493,37 @@ void tb_trace_cpu_online(struct tb_session *s, unsigned int cpu)
 
 	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	ret = tb_trace_start_here(s, cpu);
-	if (ret) {
+	/* The error state, and ENABLED cleared if no CPU traces now. */
+	if (ret)
+		tb_trace_error(s, cpu);
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+}
+
+/*
+ * A task session's thread is about to run on this CPU (task.c: the
+ * sched_switch and exec probes), interrupts off: start for it. A failure
+ * other than a busy unit puts the session in the error state, as a
+ * failed restart does.
+ */
+void tb_trace_task_in(struct tb_session *s, unsigned int cpu)
+{
+	int ret;
+
+	raw_spin_lock(&s->trace_lock);	/* interrupts are off */
+	ret = tb_trace_start_here(s, cpu);
+	if (ret && ret != -ESHUTDOWN) {
 		s->tr_error = true;
 		tb_ring_kick(s->ring);
 	}
-	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	raw_spin_unlock(&s->trace_lock);
+}
+
+/* The thread the hardware runs for leaves this CPU (task.c), interrupts off. */
+void tb_trace_task_out(struct tb_session *s, unsigned int cpu)
+{
+	raw_spin_lock(&s->trace_lock);	/* interrupts are off */
+	tb_trace_stop_here(s, cpu);
+	raw_spin_unlock(&s->trace_lock);
 }
 
 struct tb_restart_call {
@@ -397,12 +555,14 @@ static void tb_trace_between(struct tb_restart_call *c)
 	c->done = true;
 }
 
-/* A restart of one CPU failed: that CPU stays stopped, the session errs. */
+/*
+ * A restart of one CPU failed: that CPU stays stopped, the session errs
+ * (and ENABLED drops if no CPU traces now). On that CPU, trace_lock held.
+ */
 static void tb_trace_restart_failed(struct tb_restart_call *c, int ret)
 {
 	c->ret = c->ret ?: ret;
-	c->s->tr_error = true;
-	tb_ring_kick(c->s->ring);
+	tb_trace_error(c->s, smp_processor_id());
 }
 
 /* On a traced CPU: stop and publish, install (once), restart. */
@@ -415,8 +575,7 @@ static void tb_trace_restart_ipi(void *arg)
 
 	raw_spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
 	if (cpumask_test_cpu(cpu, s->tr_active)) {
-		s->backend->stop(s, cpu);
-		cpumask_clear_cpu(cpu, s->tr_active);
+		tb_trace_stop_cpu(s, cpu);
 		tb_trace_between(c);
 		/*
 		 * Same IPI, same lock: no other session can take this CPU's
@@ -438,8 +597,7 @@ static void tb_trace_pause_ipi(void *arg)
 
 	raw_spin_lock(&s->trace_lock);	/* IPI: interrupts are off */
 	if (cpumask_test_cpu(cpu, s->tr_active)) {
-		s->backend->stop(s, cpu);
-		cpumask_clear_cpu(cpu, s->tr_active);
+		tb_trace_stop_cpu(s, cpu);
 		cpumask_set_cpu(cpu, c->stopped);
 	}
 	raw_spin_unlock(&s->trace_lock);
@@ -467,6 +625,20 @@ static void tb_trace_between_locked(struct tb_restart_call *c)
 	raw_spin_lock_irqsave(&c->s->trace_lock, flags);
 	tb_trace_between(c);
 	raw_spin_unlock_irqrestore(&c->s->trace_lock, flags);
+}
+
+/*
+ * A task session's threads start on their own (task.c): hold them off
+ * while a reconfiguration has some CPUs stopped, so none runs the old
+ * configuration after the CONFIG record.
+ */
+static void tb_trace_hold(struct tb_session *s, bool hold)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	s->tr_hold = hold;
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 }
 
 /*
@@ -518,15 +690,34 @@ int tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
 		return tb_trace_restart_one(&c);
 	if (!zalloc_cpumask_var(&c.stopped, GFP_KERNEL))
 		return -ENOMEM;
+	tb_trace_hold(s, true);
 	tb_trace_on_cpus(s->cpus, tb_trace_pause_ipi, &c, NULL);
 	tb_trace_between_locked(&c);
-	tb_trace_on_cpus(c.stopped, tb_trace_resume_ipi, &c, NULL);
+	tb_trace_hold(s, false);
+	/*
+	 * A task session's threads may have moved meanwhile (and no thread
+	 * started: tr_hold): each CPU starts for whatever runs there now.
+	 */
+	tb_trace_on_cpus(s->task ? s->cpus : c.stopped, tb_trace_resume_ipi, &c, NULL);
 	free_cpumask_var(c.stopped);
 	return c.ret;
 }
 
+int tb_trace_module_init(void)
+{
+	tb_unclaim_wq = alloc_workqueue("tracebuf_unclaim", 0, 0);
+	return tb_unclaim_wq ? 0 : -ENOMEM;
+}
+
+void tb_trace_module_exit(void)
+{
+	destroy_workqueue(tb_unclaim_wq);	/* every session is gone */
+}
+
 void tb_trace_init(struct tb_session *s)
 {
+	mutex_init(&s->claim_lock);
+	INIT_WORK(&s->unclaim_work, tb_trace_unclaim_work);
 	raw_spin_lock_init(&s->trace_lock);
 	s->drain_cpu = -1;
 	hrtimer_init(&s->drain_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);

@@ -109,8 +109,18 @@ struct tracebuf_info {
 enum tracebuf_target {
 	TRACEBUF_TARGET_CPU	= 1,	/* one CPU: tracebuf_setup.cpu */
 	TRACEBUF_TARGET_CPUSET	= 2,	/* CPUs feeding one shared sink: cpuset_ptr */
-	/* 3 is reserved for a per-task mode. */
+	/*
+	 * One process (tracebuf_setup.pid, 0: the caller's), all its
+	 * threads, on the CPU(s) given as for TARGET_CPU (cpu) or
+	 * TARGET_CPUSET (cpuset_ptr): the hardware runs on such a CPU exactly
+	 * while one of those threads is current there. SWITCH records say
+	 * which thread each stretch of AUX bytes belongs to.
+	 */
+	TRACEBUF_TARGET_TASK	= 3,
 };
+
+/* tracebuf_setup.flags (NO_TIME, bit 0, and COMPACT, bit 2, are below) */
+#define TRACEBUF_SETUP_F_INHERIT	(1U << 1)	/* TARGET_TASK: and its children */
 
 /* Backend names with a special meaning in tracebuf_setup.backend. */
 #define TRACEBUF_BACKEND_AUTO	"auto"	/* the first backend present ("" too) */
@@ -123,7 +133,12 @@ enum tracebuf_target {
  * at most 1024): __u64 words, bit n of word w is CPU 64 * w + n.
  *
  * target CPU: cpuset_ptr and cpuset_size must be 0; target CPUSET: cpu
- * must be 0. A SETUP that fails changes nothing.
+ * must be 0. target TASK: the CPUs as for CPU (cpuset_size 0) or CPUSET
+ * (cpu 0); pid names any thread of the process in the caller's pid
+ * namespace (0: the caller's own process); flags may have
+ * TRACEBUF_SETUP_F_INHERIT. pid and TRACEBUF_SETUP_F_INHERIT must be 0
+ * for the other targets (TRACEBUF_SETUP_F_NO_TIME applies to every
+ * target). A SETUP that fails changes nothing.
  *
  * data_size, when not zero, allocates the data ring now (bytes, a power of
  * two number of pages, at most TRACEBUF_DATA_SIZE_MAX); the first mmap must
@@ -136,7 +151,19 @@ enum tracebuf_target {
  *           or malformed CPU set; backend name not NUL-terminated; bad
  *           data_size; a watermark larger than the ring; a backend that
  *           traces one CPU per session (intel_pt) given a set of several
- *           CPUs, or a CPU it cannot trace
+ *           CPUs, or a CPU it cannot trace; pid < 0, or pid or
+ *           TRACEBUF_SETUP_F_INHERIT not 0 for a target other than TASK;
+ *           TRACEBUF_SETUP_F_COMPACT with a backend other than "none"
+ *  -ESRCH   TARGET_TASK: no such process, or it is exiting
+ *  -EACCES  TARGET_TASK: the opener may not trace that process: the
+ *           credentials the file was opened with do not pass
+ *           ptrace_may_access(PTRACE_MODE_READ_REALCREDS) (another
+ *           user's process, or one that is not dumpable)
+ *  -EBUSY   TARGET_TASK: another session already traces that process on
+ *           one of these CPUs
+ *  -EINTR   TARGET_TASK: a signal came while waiting for an exec of the
+ *           process to finish
+ *  -EOPNOTSUPP TARGET_TASK: this kernel lacks the scheduler tracepoints
  *  -E2BIG   size > what the kernel knows with non-zero extra bytes
  *  -ENODEV  no such backend present ("auto" with none present)
  *  -EBUSY   the session's data ring exists (SETUP gave data_size, or it
@@ -150,7 +177,7 @@ enum tracebuf_target {
  */
 struct tracebuf_setup {
 	__u32	size;			/* sizeof(struct tracebuf_setup) */
-	__u32	flags;			/* none defined yet: must be 0 */
+	__u32	flags;			/* TRACEBUF_SETUP_F_*; others must be 0 */
 	__u32	target;			/* enum tracebuf_target */
 	__u32	cpu;			/* TRACEBUF_TARGET_CPU */
 	__u64	cpuset_ptr;		/* TRACEBUF_TARGET_CPUSET */
@@ -160,10 +187,30 @@ struct tracebuf_setup {
 	__u64	aux_watermark;		/* wake at this many unread AUX bytes; 0: half */
 	__u64	data_size;		/* 0, or the data ring size in bytes */
 	char	backend[TRACEBUF_NAME_LEN];	/* "auto", "none", "intel_pt", ... */
-	__u64	reserved[4];
+	/*
+	 * Taken from what was reserved (zero) when TARGET_TASK came: the
+	 * struct keeps its size, so programs and libraries built before it
+	 * pass the same bytes.
+	 */
+	__s32	pid;			/* TARGET_TASK: the process; 0: the caller */
+	__u32	reserved0;
+	__u64	reserved[3];
 };
 
 #define TRACEBUF_SETUP_SIZE_VER0	104
+
+/*
+ * tracebuf_setup.flags (opt-in; a kernel without one refuses it, -EINVAL).
+ * NO_TIME: every record's time is 0; writers skip reading the clock (a
+ * ring for which the order of records is enough). Records keep their
+ * layout.
+ * COMPACT: records start with the 8-byte struct tracebuf_crec instead of
+ * struct tracebuf_record (no CPU, no time); data-only sessions (backend
+ * "none") only, else -EINVAL. The control page says so
+ * (TRACEBUF_CTL_F_COMPACT).
+ */
+#define TRACEBUF_SETUP_F_NO_TIME	(1U << 0)
+#define TRACEBUF_SETUP_F_COMPACT	(1U << 2)
 #define TRACEBUF_DATA_SIZE_MAX		(1ULL << 30)
 
 #define TRACEBUF_IOC_SETUP \
@@ -247,6 +294,7 @@ struct tracebuf_ctl {
 #define TRACEBUF_CTL_F_READONLY	(1U << 0)	/* read-only mapping: no tail */
 #define TRACEBUF_CTL_F_AUX_SNAPSHOT (1U << 1)	/* AUX mapped read-only: snapshot */
 #define TRACEBUF_CTL_F_ENABLED	(1U << 2)	/* the session is tracing */
+#define TRACEBUF_CTL_F_COMPACT	(1U << 3)	/* records: struct tracebuf_crec */
 
 /*
  * The AUX ring: what the trace hardware writes, byte for byte.
@@ -306,17 +354,30 @@ struct tracebuf_ctl {
 #define TRACEBUF_AUX_OFFSET_MAX		(1ULL << 40)
 
 /*
- * TRACEBUF_IOC_ENABLE - start the trace hardware on the session's CPU(s).
+ * TRACEBUF_IOC_ENABLE - start the trace hardware on the session's CPU(s)
+ * (TARGET_TASK: on each of them whenever a traced thread runs there).
  * Errors: -ENODEV the session has no backend ("none") or its CPU is
  * offline; -ENXIO no AUX mapping; -EALREADY already enabled (also after a
  * collision or error: DISABLE first); -EBUSY another owner holds the
- * hardware (perf's intel_pt, or another tracebuf session on that CPU);
+ * hardware (Intel PT: perf's intel_pt has an event that can run on that
+ * CPU, a per-task one anywhere or a CPU-wide one there, or another
+ * tracebuf session holds the CPU, or TraceEn is set by another owner);
  * -EIO the hardware refused the programmed values; -EINVAL SETUP not done;
  * -EACCES CPU-wide tracing needs CAP_PERFMON (or CAP_SYS_ADMIN) in the
  * credentials the file was opened with, unless the module parameter
- * paranoid (as perf_event_paranoid) is <= 0; -ESHUTDOWN the machine is
- * going down (restart, halt, power-off or kexec: every session was
- * stopped and nothing starts again).
+ * paranoid (as perf_event_paranoid) is <= 0; TARGET_TASK needs it when
+ * paranoid is > 2, and kernel-mode tracing of a task (kernel=1) needs it
+ * when paranoid is > 1 (or a security module refused perf's event that
+ * holds an Intel PT unit); -ENOMEM no memory for that event; -ESHUTDOWN
+ * the machine is going down (restart, halt, power-off or kexec: every
+ * session was stopped and nothing starts again); -EOPNOTSUPP Intel PT:
+ * the CPU cannot trace in VMX operation (TRACEBUF_PT_CAP_NO_VMX_TRACE) and
+ * a hypervisor has it in VMX operation.
+ *
+ * Intel PT: from ENABLE until DISABLE, close or the AUX munmap, a CPU or
+ * CPU-set session holds its CPU's unit against perf: perf_event_open() of
+ * an intel_pt event that could run there fails with EBUSY (docs/abi.md,
+ * section 13).
  *
  * TRACEBUF_IOC_DISABLE - stop the hardware and publish everything it wrote.
  * Returns 0 also when not enabled. -EINVAL before SETUP.
@@ -373,6 +434,11 @@ struct tracebuf_pt_caps {
 #define TRACEBUF_PT_CAP_EVENT_TRACE	(1ULL << 12)
 #define TRACEBUF_PT_CAP_BRANCH_ALWAYS	(1ULL << 13)	/* BDM106: BranchEn stays set */
 #define TRACEBUF_PT_CAP_SINGLE_4K	(1ULL << 14)	/* TGL052 & co: single range <= 4 KiB */
+/*
+ * IA32_VMX_MISC[14] clear: the CPU cannot trace in VMX operation (VMXON
+ * clears TraceEn; ENABLE is -EOPNOTSUPP while a hypervisor runs).
+ */
+#define TRACEBUF_PT_CAP_NO_VMX_TRACE	(1ULL << 15)
 
 /*
  * CoreSight capabilities of one CPU (TRACEBUF_IOC_GET_CAPS with backend
@@ -564,13 +630,14 @@ struct tracebuf_cfg_keys {
 	_IOC(_IOC_READ | _IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x09, TRACEBUF_CFG_KEYS_SIZE_VER0)
 
 /*
- * Records. Every record starts with this 24-byte prefix; its size is a
+ * Records. Every record starts with this 24-byte prefix (a session set up
+ * with TRACEBUF_SETUP_F_COMPACT: struct tracebuf_crec, below); its size is a
  * multiple of 8 and at most data_size. 'commit' is written last, with
  * release semantics: a record is complete when its commit word equals
  * tracebuf_commit_tag() of its position (bytes from the start of the
  * stream), so stale bytes of an earlier lap are not taken for a record.
  * time: CLOCK_MONOTONIC nanoseconds (ktime_get_mono_fast_ns); compare with
- * clock_gettime(CLOCK_MONOTONIC) in userspace.
+ * clock_gettime(CLOCK_MONOTONIC) in userspace. 0 with TRACEBUF_SETUP_F_NO_TIME.
  */
 struct tracebuf_rec_header {
 	__u32	size;			/* bytes, this header included */
@@ -597,6 +664,25 @@ static inline __u32 tracebuf_commit_tag(__u64 pos)
 /* tracebuf_rec_header.flags */
 #define TRACEBUF_REC_F_DISCARD	(1U << 0)	/* skip: reserved and discarded */
 
+/*
+ * The compact format (TRACEBUF_SETUP_F_COMPACT): every record starts with
+ * this 8-byte prefix instead of struct tracebuf_record, and the fields
+ * that follow the prefix are those of the standard format
+ * (struct tracebuf_crec_lost and so on). There is no CPU and no time; a
+ * record is at most TRACEBUF_CREC_SIZE_MAX bytes. 'commit' is the same
+ * word at the same offset as in the standard format, written last with
+ * release semantics. A record of type TRACEBUF_CREC_SKIP is to be skipped
+ * (a discarded reservation, as TRACEBUF_REC_F_DISCARD).
+ */
+struct tracebuf_crec {
+	__u16	size;			/* bytes, this prefix included; a multiple of 8 */
+	__u16	type;			/* enum tracebuf_rec_type, or TRACEBUF_CREC_SKIP */
+	__u32	commit;			/* tracebuf_commit_tag(position) */
+};
+
+#define TRACEBUF_CREC_SKIP	0
+#define TRACEBUF_CREC_SIZE_MAX	65528
+
 enum tracebuf_rec_type {
 	TRACEBUF_REC_LOST		= 1,
 	TRACEBUF_REC_AUX		= 2,
@@ -604,6 +690,8 @@ enum tracebuf_rec_type {
 	TRACEBUF_REC_CONFIG		= 4,
 	TRACEBUF_REC_USER		= 5,
 	TRACEBUF_REC_ETM		= 6,
+	TRACEBUF_REC_SWITCH		= 7,
+	TRACEBUF_REC_TASK		= 8,
 	TRACEBUF_REC_TEST		= 0x7f00,	/* tests-only producers */
 };
 
@@ -643,10 +731,15 @@ struct tracebuf_rec_aux {
 
 #define TRACEBUF_AUX_F_TRUNCATED	(1ULL << 0)	/* data lost: ring full */
 #define TRACEBUF_AUX_F_OVERWRITE	(1ULL << 1)	/* snapshot mode wrap */
+/*
+ * PARTIAL: gaps the kernel cannot size. CoreSight: an ETR memory error.
+ * Intel PT: the CPU was in VMX operation during the span (a hypervisor
+ * may stop the trace around guest entries; docs/abi.md, section 13).
+ */
 #define TRACEBUF_AUX_F_PARTIAL		(1ULL << 2)	/* gaps in the trace */
 #define TRACEBUF_AUX_F_COLLISION	(1ULL << 3)	/* another owner took the hw */
 
-/* Reserved for the per-task mode: not written by CPU sessions. */
+/* Defined, not written: TARGET_TASK writes SWITCH records (below) instead. */
 struct tracebuf_rec_itrace_start {
 	struct tracebuf_record r;
 	__u32	pid;
@@ -684,6 +777,62 @@ struct tracebuf_rec_etm {
 	__u32	reserved;
 };
 
+/*
+ * TARGET_TASK: the hardware of CPU r.cpu started (IN) or stopped (OUT)
+ * for one thread of a traced process. Written with the hardware stopped,
+ * under the lock that serialises the session's AUX publication on that
+ * CPU, so it falls between the session's AUX records exactly where the
+ * thread's bytes begin or end: the AUX bytes from an IN record's
+ * aux_offset up to the next SWITCH record's aux_offset are that thread's
+ * and nobody else's. aux_offset is a free-running AUX position (the
+ * published head at that moment). IN is written before the hardware
+ * starts; if it does not fit in the data ring, the hardware stays off for
+ * that run of the thread (the record is counted lost, as any other).
+ * With one AUX ring for several CPUs (a shared CoreSight sink), the CPUs'
+ * bytes interleave in the ring and are told apart by trace ID: the
+ * thread's bytes are those of r.cpu's trace ID between its IN and OUT.
+ * pid and tid are in the pid namespace of the process that called SETUP.
+ */
+struct tracebuf_rec_switch {
+	struct tracebuf_record r;
+	__u64	aux_offset;		/* IN: its bytes start here; OUT: ended here */
+	__u32	pid;			/* process (thread group) ID */
+	__u32	tid;			/* thread ID */
+	__u32	flags;			/* TRACEBUF_SWITCH_F_* */
+	__u32	reserved;
+};
+
+#define TRACEBUF_SWITCH_F_OUT		(1U << 0)	/* stopped; else started */
+#define TRACEBUF_SWITCH_F_PREEMPT	(1U << 1)	/* OUT: still runnable (preempted) */
+#define TRACEBUF_SWITCH_F_EXEC		(1U << 2)	/* at execve(): a new program image */
+#define TRACEBUF_SWITCH_F_BUSY		(1U << 3)	/* IN: unit held by another: untraced */
+#define TRACEBUF_SWITCH_F_EXIT		(1U << 4)	/* OUT: the thread is gone */
+
+/*
+ * TARGET_TASK: a process joined or left the session's set of traced
+ * processes after SETUP (the process SETUP named is not reported).
+ * Written by whichever CPU saw it happen.
+ */
+struct tracebuf_rec_task {
+	struct tracebuf_record r;
+	__u32	pid;			/* the process */
+	__u32	ppid;			/* TRACEBUF_TASK_FORK*: the parent that forked it */
+	__u32	reason;			/* enum tracebuf_task_reason */
+	__u32	reserved;
+};
+
+enum tracebuf_task_reason {
+	TRACEBUF_TASK_FORK		= 1,	/* joined: forked by a traced process (inherit) */
+	TRACEBUF_TASK_EXIT		= 2,	/* left: its last thread exited */
+	/*
+	 * Left: it executed a program that is not dumpable (set-user-ID,
+	 * set-group-ID, file capabilities), as perf detaches its events
+	 * (fs/exec.c: begin_new_exec()). Nothing after the exec is traced.
+	 */
+	TRACEBUF_TASK_EXEC_PRIV		= 3,
+	TRACEBUF_TASK_FORK_NOMEM	= 4,	/* forked, not followed: no memory */
+};
+
 /* A marker written by userspace through TRACEBUF_IOC_USER_MARKER. */
 struct tracebuf_rec_user {
 	struct tracebuf_record r;
@@ -702,6 +851,29 @@ struct tracebuf_rec_test {
 	/* followed by payload up to hdr.size */
 };
 
+/* The compact records a data-only session writes (see struct tracebuf_crec). */
+struct tracebuf_crec_lost {
+	struct tracebuf_crec r;
+	__u64	count;
+	__u32	reason;			/* enum tracebuf_lost_reason */
+	__u32	flags;			/* TRACEBUF_LOST_F_* */
+};
+
+struct tracebuf_crec_user {
+	struct tracebuf_crec r;
+	__u64	cookie;
+	__u32	len;			/* bytes of data that follow */
+	__u32	reserved;
+};
+
+struct tracebuf_crec_test {
+	struct tracebuf_crec r;
+	__u64	seq;
+	__u32	producer;
+	__u16	context;		/* enum tracebuf_test_context */
+	__u16	reserved;
+};
+
 enum tracebuf_test_context {
 	TRACEBUF_CTX_TASK	= 0,
 	TRACEBUF_CTX_SOFTIRQ	= 1,
@@ -715,8 +887,9 @@ enum tracebuf_test_context {
  *
  * Errors: -EFAULT; -EINVAL (size < VER0, flags or reserved not zero,
  * len > TRACEBUF_USER_MARKER_MAX, or a record too large for this ring);
- * -E2BIG; -ENXIO (no data ring yet); -ENOMEM; -ENOSPC (the ring is full:
- * the marker is counted as lost).
+ * -E2BIG; -ENXIO (no data ring yet); -ENOSPC (the ring is full: the
+ * marker is counted as lost). The data is copied straight into the
+ * record; on -EFAULT a DISCARD record may take its space.
  */
 struct tracebuf_user_marker {
 	__u32	size;
@@ -743,14 +916,17 @@ struct tracebuf_user_marker {
  * After a hang-up (EPOLLHUP) read returns what is left, then 0. A session
  * uses either mmap or read(), not both: the other gets -EBUSY.
  *
- * poll(2): EPOLLIN|EPOLLRDNORM when unread data >= data_watermark, or
- * while the record that completed a group of wakeup_events records is
- * unread, or unread AUX >= aux_watermark (level-triggered: it holds until
- * the consumer moves its tail). With a read-only mapping the tail never
- * moves, so once the watermark is reached poll stays ready. EPOLLHUP when
- * the session can produce nothing more; EPOLLERR when it stopped on an
- * error. Wakeups are sent only while someone sleeps in poll/read or SIGIO
- * is armed (ctl->wakeups counts them).
+ * poll(2): EPOLLIN|EPOLLRDNORM when the record at the tail is committed
+ * and (unread data >= data_watermark, or the record that completed a group
+ * of wakeup_events records is unread), or unread AUX >= aux_watermark
+ * (level-triggered: it holds until the consumer moves its tail). With a
+ * read-only mapping the tail never moves, so once the watermark is reached
+ * poll stays ready. EPOLLHUP when the session can produce nothing more;
+ * EPOLLERR when it stopped on an error. Data wakeups are sent on
+ * transitions only: to a poll/select/level-epoll/read sleeper once per
+ * sleep, to SIGIO and EPOLLET consumers at most once per data_watermark
+ * bytes or wakeup_events records (docs/abi.md section 8; ctl->wakeups
+ * counts them).
  *
  * SIGIO: O_ASYNC with F_SETOWN or F_SETOWN_EX. With a signal chosen by
  * F_SETSIG, the siginfo has si_code POLL_IN and si_band POLLIN|POLLRDNORM

@@ -312,9 +312,13 @@ static void op_setup(struct slot *s)
 		 su.backend);
 	if (bad) {
 		switch (rn(9)) {
-		case 0: su.reserved[rn(4)] = 1; want = EINVAL; break;
-		case 1: su.flags = 1u << rn(32); want = EINVAL; break;
-		case 2: su.target = 3 + rn(100); want = EINVAL; break;
+		case 0: su.reserved[rn(3)] = 1; want = EINVAL; break;
+		/*
+		 * bits 0, 2: NO_TIME, COMPACT; bit 1 (INHERIT) is invalid
+		 * without TARGET_TASK; bits 3..31 are unknown
+		 */
+		case 1: su.flags = rn(4) ? 8u << rn(29) : 2u; want = EINVAL; break;
+		case 2: su.target = 4 + rn(100); want = EINVAL; break;	/* 3: TASK */
 		case 3: su.size = rn(TRACEBUF_SETUP_SIZE_VER0); want = EINVAL; break;
 		case 4: strcpy(su.backend, "nonesuch"); want = ENODEV; break;
 		case 5: su.data_size = pg * 3; want = EINVAL; break;

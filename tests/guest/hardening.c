@@ -263,12 +263,12 @@ static void case2_one(const char *be)
 		su_init(&bad, TRACEBUF_BACKEND_DATA, 1);
 		switch (i) {
 		case 0: bad.reserved[0] = 1; want = -EINVAL; break;
-		case 1: bad.flags = 1; want = -EINVAL; break;
+		case 1: bad.flags = 8; want = -EINVAL; break;	/* bits 0-2: NO_TIME, INHERIT, COMPACT */
 		case 2: bad.cpu = 1u << 20; want = -EINVAL; break;
 		case 3: strcpy(bad.backend, "no_such"); want = -ENODEV; break;
 		case 4: bad.data_size = 3 * pg; want = -EINVAL; break;
 		case 5: bad.data_size = 4 * pg; bad.data_watermark = 8 * pg; want = -EINVAL; break;
-		case 6: bad.target = 3; want = -EINVAL; break;
+		case 6: bad.target = 4; want = -EINVAL; break;	/* 3: TASK */
 		case 7: bad.size = 8; want = -EINVAL; break;
 		case 8:
 			bad.target = TRACEBUF_TARGET_CPUSET; bad.cpu = 0;

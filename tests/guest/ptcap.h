@@ -36,6 +36,9 @@ struct sess {
 	int ro;
 	/* what the data ring told us */
 	uint64_t spans, published, truncated, overwrite, collision, lost, configs, etms;
+	uint64_t partial;	/* spans flagged PARTIAL */
+	uint64_t watch;		/* a span ended exactly here: watch_hit */
+	int watch_hit;
 	uint64_t lost_atleast;	/* LOST records whose count is a lower bound */
 	uint64_t next;		/* expected aux_offset of the next span */
 	uint64_t last_gen;	/* generation of the last CONFIG record */
@@ -200,6 +203,8 @@ static inline void consume(struct sess *x)
 				x->overwrite++;
 			if (a->flags & TRACEBUF_AUX_F_COLLISION)
 				x->collision++;
+			if (a->flags & TRACEBUF_AUX_F_PARTIAL)
+				x->partial++;
 			if (!x->ro) {
 				TBT_CHECK(a->aux_offset == x->next,
 					  "span at %llu, expected %llu",
@@ -210,10 +215,19 @@ static inline void consume(struct sess *x)
 					  "span beyond the consumer's tail");
 			}
 			x->next = a->aux_offset + a->aux_size;
+			if (x->watch && x->next == x->watch)
+				x->watch_hit = 1;
 			if (x->cap_aux && a->aux_size) {
-				for (i = 0; i < a->aux_size; i++)
-					fputc(x->aux[(a->aux_offset + i) & (x->aux_size - 1)],
-					      x->cap_aux);
+				/* At most two pieces: the ring is mapped once. */
+				for (i = 0; i < a->aux_size; ) {
+					uint64_t at = (a->aux_offset + i) & (x->aux_size - 1);
+					uint64_t n = a->aux_size - i;
+
+					if (n > x->aux_size - at)
+						n = x->aux_size - at;
+					fwrite(x->aux + at, 1, n, x->cap_aux);
+					i += n;
+				}
 				fprintf(x->cap_spans, "span %llu %llu %llu\n",
 					(unsigned long long)a->aux_offset,
 					(unsigned long long)a->aux_size,

@@ -73,7 +73,10 @@ cflags=(-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static
 "$cc" "${cflags[@]}" -o "$b/bin/tb-poweroff" "$TB_TOP/tests/harness/tb-poweroff.c"
 for src in "$TB_TOP"/tests/guest/*.c; do
 	name=$(basename "$src" .c)
-	"$cc" "${cflags[@]}" -o "$b/bin/$name" "$src" "$u/libtracebuf.a" -lpthread
+	extra=()
+	# ptfollow decodes x86 instructions with Capstone (libcapstone-dev, static).
+	[ "$name" = ptfollow ] && [ "$arch" = x86_64 ] && extra=(-lcapstone)
+	"$cc" "${cflags[@]}" -o "$b/bin/$name" "$src" "$u/libtracebuf.a" "${extra[@]}" -lpthread
 done
 for src in "$TB_TOP"/tests/guest/*.sh; do
 	[ -e "$src" ] || continue

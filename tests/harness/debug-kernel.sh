@@ -30,6 +30,30 @@ if [ -f "$dir/KEY" ] && [ "$(cat "$dir/KEY")" = "$key" ] && [ -f "$dir/KERNEL" ]
 	tb_log "$arch debug kernel is up to date ($dir)"
 	exit 0
 fi
+# Each configuration (KEY) is built in a directory of its own,
+# ARCH-debug.d/KEY, and ARCH-debug is a symlink to the one in use: trees
+# with different fragments (branches, a bisection) switch between kernels
+# already built instead of rebuilding. A plain directory left by an older
+# harness is moved aside under its own key first.
+store=$dir.d
+mkdir -p "$store"
+if [ -d "$dir" ] && [ ! -L "$dir" ]; then
+	if [ -f "$dir/KEY" ] && [ -f "$dir/KERNEL" ]; then
+		old=$(cat "$dir/KEY")
+		rm -rf "${store:?}/$old"
+		mv "$dir" "$store/$old"
+		sed -i "s|^$dir/|$store/$old/|" "$store/$old/KDIR" "$store/$old/KERNEL"
+	else
+		rm -rf "$dir"
+	fi
+fi
+if [ -f "$store/$key/KEY" ] && [ -f "$store/$key/KERNEL" ]; then
+	ln -sfn "$store/$key" "$dir"
+	tb_log "$arch debug kernel $key already built: switched to it ($dir)"
+	exit 0
+fi
+rm -f "$dir"
+dir=$store/$key
 if [ "$arch" = arm64 ]; then
 	# busybox (and nothing else) comes from the stock arm64 packages.
 	[ -x "$(tb_cfg_dir arm64-6.1)/root/bin/busybox" ] ||
@@ -85,4 +109,5 @@ if [ "$arch" = arm64 ]; then
 	ln -sfn "$(tb_cfg_dir arm64-6.1)/root" "$dir/root"
 fi
 echo "$key" >"$dir/KEY"
+ln -sfn "$dir" "$(tb_cfg_dir "$arch-debug")"
 tb_log "$arch debug kernel $(cat "$dir/KVER") ready"

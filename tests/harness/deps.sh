@@ -21,6 +21,8 @@ pkgs=(
 	qemu-system-x86 qemu-system-arm busybox-static
 	dkms sparse linux-source-6.1 groff-base
 	libipt-dev libopencsd-dev libopencsd-bin
+	libcapstone-dev
+	libdw-dev qemu-user time
 	device-tree-compiler libfdt-dev
 )
 

@@ -26,8 +26,15 @@
 # 'tracebuf record' wrote (it has a meta.json) is decoded instead by the
 # host's own tool, build/user/tracebuf (built with libipt):
 # "PASS|FAIL <id>/decode-<capname>". A CoreSight capture (it has a file
-# cscheck.args) is exported as OpenCSD snapshots by that tool and checked
-# by build/host/cscheck with those arguments: "PASS|FAIL <id>/cscheck-<capname>".
+# cscheck.args) is exported as OpenCSD snapshots by that tool (the guest's
+# /tests being build/guest/ID/bin, for the memory images of a capture with
+# a sideband) and checked by build/host/cscheck with those arguments:
+# "PASS|FAIL <id>/cscheck-<capname>".
+# A 'tracebuf record' capture with a ground truth (meta.json and gt.txt) is
+# decoded instruction by instruction by that tool (decode --insn --json, the
+# guest's /tests being build/guest/ID/bin, TB_GUEST_BIN overrides it) and
+# compared with it by build/host/gtcheck, with the arguments in the file
+# gtcheck.args if there is one: "PASS|FAIL <id>/gtcheck-<capname>".
 #
 #   run-guest.sh --check-artifacts ID OUTDIR
 # only does that, on an existing OUTDIR/artifacts.log (and result.txt);
@@ -95,13 +102,49 @@ check_artifacts() { # id outdir
 			echo "FAIL $id/ptcheck-$c ($bad)"
 		elif [ ! -x "$ptcheck" ]; then
 			echo "FAIL $id/ptcheck-$c ($ptcheck not built: make -C tests/host)"
+		elif [ -f "$d/gt.txt" ] && [ -f "$d/meta.json" ]; then
+			# A 'tracebuf record' capture of a program followed by the
+			# emulator, with its ground truth: the host's tool decodes every
+			# instruction (the guest's binaries: /tests is bin/ of the guest
+			# build) and gtcheck compares them (args in gtcheck.args).
+			local gtc=${TB_GTCHECK:-$TB_TOP/build/host/gtcheck} sr=$d.sysroot
+			local gbin=${TB_GUEST_BIN:-$(tb_build_dir "$id")/bin}
+			rm -rf "$sr" && mkdir -p "$sr" && ln -s "$gbin" "$sr/tests"
+			if [ ! -x "$tool" ] || [ ! -x "$gtc" ]; then
+				echo "FAIL $id/gtcheck-$c ($tool or $gtc not built)"
+			elif ! "$tool" decode "$d" --insn --json --no-disasm --sysroot "$sr" \
+				>"$d.insn" 2>"$d.gtcheck"; then
+				echo "FAIL $id/gtcheck-$c (decode)"
+				sed 's/^/    /' "$d.gtcheck" | head -n 40
+			# shellcheck disable=SC2046
+			elif "$gtc" $(cat "$d/gtcheck.args" 2>/dev/null) "$d/gt.txt" "$d.insn" \
+				>>"$d.gtcheck" 2>&1; then
+				echo "PASS $id/gtcheck-$c ($(tail -n1 "$d.gtcheck" | sed 's/^gtcheck: [^ ]*: //'))"
+			else
+				echo "FAIL $id/gtcheck-$c"
+				sed 's/^/    /' "$d.gtcheck" | head -n 40
+			fi
+		elif [ -f "$d/gt.txt" ]; then
+			# A follow-mode capture: the trace against the ground truth.
+			local fc=${TB_PTFOLLOWCHECK:-$TB_TOP/build/host/ptfollowcheck}
+			if "$fc" "$d" >"$d.ptfollowcheck" 2>&1; then
+				echo "PASS $id/ptfollowcheck-$c ($(tail -n1 "$d.ptfollowcheck" | sed 's/^ptfollowcheck: [^ ]*: //'))"
+			else
+				echo "FAIL $id/ptfollowcheck-$c"
+				sed 's/^/    /' "$d.ptfollowcheck" | head -n 40
+			fi
 		elif [ -f "$d/cscheck.args" ]; then
 			# A CoreSight capture: OpenCSD snapshots, decoded by the stock
 			# trc_pkt_lister and checked by cscheck with the test's args.
-			local cscheck=${TB_CSCHECK:-$TB_TOP/build/host/cscheck}
+			# A capture with a sideband (tool_task): the guest's binaries
+			# (/tests is bin/ of the guest build) are its memory images.
+			local cscheck=${TB_CSCHECK:-$TB_TOP/build/host/cscheck} csr=$d.sysroot
+			local cbin=${TB_GUEST_BIN:-$(tb_build_dir "$id")/bin}
+			rm -rf "$csr" && mkdir -p "$csr" && ln -s "$cbin" "$csr/tests"
 			if [ ! -x "$tool" ] || [ ! -x "$cscheck" ]; then
 				echo "FAIL $id/cscheck-$c ($tool or $cscheck not built)"
-			elif ! "$tool" export --opencsd "$d.ocsd" "$d" >"$d.cscheck" 2>&1; then
+			elif ! "$tool" export --opencsd "$d.ocsd" --sysroot "$csr" "$d" \
+				>"$d.cscheck" 2>&1; then
 				echo "FAIL $id/cscheck-$c (export)"
 				sed 's/^/    /' "$d.cscheck" | head -n 40
 			# shellcheck disable=SC2046

@@ -86,35 +86,62 @@ static struct {
 	int hp_state;			/* our dynamic hotplug state */
 } tbp;
 
-static void tbp_produce(struct tbp_cpu *pc, int ctx)
+/* The record's fields and payload, from its number. */
+static void tbp_fill(struct tracebuf_rec_test *t, struct tbp_cpu *pc, int ctx, u64 seq)
 {
-	/* NULL once tbp_teardown() started: a self-NMI still in flight. */
-	struct tb_ring *rb = READ_ONCE(tbp.rb);
-	struct tracebuf_rec_test *t;
-	struct tracebuf_wr wr;
-	u64 seq = pc->seq[ctx]++;
-	u8 *p;
+	u8 *p = (u8 *)(t + 1);
 	u32 i;
 
-	/* tracebuf_reserve()'s rule: no preemption until the commit. */
-	preempt_disable();
-	if (!rb || tracebuf_reserve(rb, TRACEBUF_REC_TEST, tbp.cfg.size, &wr)) {
-		preempt_enable();
-		pc->failed[ctx]++;
-		return;
-	}
-	t = (struct tracebuf_rec_test *)wr.rec;
 	t->seq = seq;
 	t->producer = pc->cpu;
 	t->context = ctx;
 	t->reserved = 0;
-	p = (u8 *)(t + 1);
 	/* The size we asked for: the header is in user-mapped memory. */
 	for (i = 0; i < tbp.cfg.size - sizeof(*t); i++)
 		p[i] = (u8)(seq * 31 + i);
-	tracebuf_commit(rb, &wr);
+}
+
+/*
+ * Up to n records of this (CPU, context): one tracebuf_reserve() each, or
+ * with TBP_F_BATCH one tracebuf_reserve_batch() for all n (those that did
+ * not fit are the last numbers, counted lost).
+ */
+static void tbp_produce(struct tbp_cpu *pc, int ctx, u32 n)
+{
+	/* NULL once tbp_teardown() started: a self-NMI still in flight. */
+	struct tb_ring *rb = READ_ONCE(tbp.rb);
+	struct tracebuf_wr wr;
+	u32 i, k;
+
+	n = min_t(u64, n, tbp.cfg.count - pc->seq[ctx]);
+	if (!(tbp.cfg.flags & TBP_F_BATCH)) {
+		for (i = 0; i < n; i++) {
+			u64 seq = pc->seq[ctx]++;
+
+			/* tracebuf_reserve()'s rule: no preemption until the commit. */
+			preempt_disable();
+			if (!rb || tracebuf_reserve(rb, TRACEBUF_REC_TEST, tbp.cfg.size, &wr)) {
+				preempt_enable();
+				pc->failed[ctx]++;
+				continue;
+			}
+			tbp_fill((struct tracebuf_rec_test *)wr.rec, pc, ctx, seq);
+			tracebuf_commit(rb, &wr);
+			preempt_enable();
+			pc->ok[ctx]++;
+		}
+		return;
+	}
+	preempt_disable();
+	k = rb ? tracebuf_reserve_batch(rb, TRACEBUF_REC_TEST, tbp.cfg.size, n, &wr) : 0;
+	for (i = 0; i < k; i++)
+		tbp_fill((void *)wr.rec + i * wr.size, pc, ctx, pc->seq[ctx] + i);
+	if (k)
+		tracebuf_commit(rb, &wr);
 	preempt_enable();
-	pc->ok[ctx]++;
+	pc->seq[ctx] += n;
+	pc->ok[ctx] += k;
+	pc->failed[ctx] += n - k;
 }
 
 /*
@@ -151,13 +178,11 @@ static enum hrtimer_restart tbp_timer_fn(struct hrtimer *t)
 {
 	struct tbp_cpu *pc;
 	int ctx = in_hardirq() ? TRACEBUF_CTX_HARDIRQ : TRACEBUF_CTX_SOFTIRQ;
-	u32 i;
 
 	pc = container_of(t, struct tbp_cpu, timer[ctx]);
 	if (tbp_wrong_cpu(pc, ctx))
 		return HRTIMER_NORESTART;
-	for (i = 0; i < tbp.cfg.batch && pc->seq[ctx] < tbp.cfg.count; i++)
-		tbp_produce(pc, ctx);
+	tbp_produce(pc, ctx, tbp.cfg.batch);
 	if (pc->seq[ctx] >= tbp.cfg.count || READ_ONCE(tbp.stopping)) {
 		tbp_unit_done(pc, ctx);
 		return HRTIMER_NORESTART;
@@ -171,12 +196,10 @@ static enum hrtimer_restart tbp_timer_fn(struct hrtimer *t)
 static int tbp_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 {
 	struct tbp_cpu *pc = this_cpu_ptr(tbp.pc);
-	u32 i;
 
 	if (atomic_add_unless(&pc->nmi_expected, -1, 0) == 0)
 		return NMI_DONE;	/* not ours: let the next handler look */
-	for (i = 0; i < tbp.cfg.batch && pc->seq[TRACEBUF_CTX_NMI] < tbp.cfg.count; i++)
-		tbp_produce(pc, TRACEBUF_CTX_NMI);
+	tbp_produce(pc, TRACEBUF_CTX_NMI, tbp.cfg.batch);
 	return NMI_HANDLED;
 }
 
@@ -214,10 +237,10 @@ static void tbp_thread_fn(unsigned int cpu)
 {
 	struct tbp_cpu *pc = per_cpu_ptr(tbp.pc, cpu);
 	bool paced = tbp.cfg.flags & TBP_F_PACE_TASK;
-	u32 i, n = paced ? tbp.cfg.batch : 64;
+	bool batch = tbp.cfg.flags & TBP_F_BATCH;
+	u32 n = paced || batch ? tbp.cfg.batch : 64;
 
-	for (i = 0; i < n && pc->seq[TRACEBUF_CTX_TASK] < tbp.cfg.count; i++)
-		tbp_produce(pc, TRACEBUF_CTX_TASK);
+	tbp_produce(pc, TRACEBUF_CTX_TASK, n);
 	if (pc->seq[TRACEBUF_CTX_TASK] >= tbp.cfg.count || READ_ONCE(tbp.stopping)) {
 		tbp_unit_done(pc, TRACEBUF_CTX_TASK);
 		return;
@@ -365,7 +388,7 @@ static long tbp_start(struct file *file, void __user *arg)
 	if (!cfg.contexts || cfg.contexts & ~GENMASK(TBP_NR_CTX - 1, 0) ||
 	    cfg.size < sizeof(struct tracebuf_rec_test) || cfg.size > 65536 ||
 	    !cfg.batch || !cfg.count || cfg.period_ns < 1000 ||
-	    cfg.flags & ~TBP_F_PACE_TASK || cfg.reserved)
+	    cfg.flags & ~(TBP_F_PACE_TASK | TBP_F_BATCH) || cfg.reserved)
 		return -EINVAL;
 	if (!TBP_HAVE_NMI && cfg.contexts & BIT(TRACEBUF_CTX_NMI))
 		return -EOPNOTSUPP;
@@ -422,12 +445,34 @@ static long tbp_start(struct file *file, void __user *arg)
 	return 0;
 }
 
+/* RING_STATS: for tests that cannot see the control page (read() consumers). */
+static long tbp_ring_stats(void __user *uarg)
+{
+	struct tbp_ring_stats rs;
+	struct tb_ring *rb;
+
+	if (copy_from_user(&rs, uarg, sizeof(rs)))
+		return -EFAULT;
+	if (rs.reserved)
+		return -EINVAL;
+	rb = tracebuf_ring_get(rs.fd);	/* holds the file until the put */
+	if (IS_ERR(rb))
+		return PTR_ERR(rb);
+	rs.wakeups = atomic64_read(&rb->wakeups);
+	rs.written = atomic64_read(&rb->written);
+	rs.lost = atomic64_read(&rb->lost_total);
+	tracebuf_ring_put(rb);
+	return copy_to_user(uarg, &rs, sizeof(rs)) ? -EFAULT : 0;
+}
+
 static long tbp_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	struct tbp_stats st;
 	long ret = 0;
 
+	if (cmd == TBP_IOC_RING_STATS)
+		return tbp_ring_stats(uarg);
 	mutex_lock(&tbp.lock);
 	switch (cmd) {
 	case TBP_IOC_START:

@@ -38,6 +38,8 @@ struct tbp_start {
 
 /* The task context writes a batch per period_ns too (default: flat out). */
 #define TBP_F_PACE_TASK	(1U << 0)
+/* Each context writes its batch with one tracebuf_reserve_batch(). */
+#define TBP_F_BATCH	(1U << 1)
 
 struct tbp_stats {
 	__u64	attempted[TBP_NR_CTX];
@@ -50,8 +52,18 @@ struct tbp_stats {
 	__u32	cpu_online;
 };
 
+/* The kernel's own counters of any session's ring (RING_STATS). */
+struct tbp_ring_stats {
+	__s32	fd;		/* in: an open /dev/tracebuf with a data ring */
+	__u32	reserved;	/* 0 */
+	__u64	wakeups;	/* wakeups the ring sent (its irq_work ran) */
+	__u64	written;	/* committed records, LOST excluded */
+	__u64	lost;		/* records that did not fit */
+};
+
 #define TBP_IOC_START	_IOW('p', 1, struct tbp_start)
 #define TBP_IOC_WAIT	_IOR('p', 2, struct tbp_stats)	/* until done */
 #define TBP_IOC_STOP	_IOR('p', 3, struct tbp_stats)	/* stop now */
+#define TBP_IOC_RING_STATS _IOWR('p', 4, struct tbp_ring_stats)
 
 #endif /* _TB_PRODUCER_H */

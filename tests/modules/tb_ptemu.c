@@ -109,6 +109,34 @@
  *                  STATUS Stopped/Error, which it clears only on its first
  *                  start), perf_killed (tracebuf wrote CTL while perf's
  *                  TraceEn was set), perf_gp (a perf wrmsrl faulted)
+ *   cpuN/tasks     rw, bytes produced for tracebuf per process current at
+ *                  the time (an oracle for the per-task target: ptemu_task.h)
+ *   follow, follow_mode, follow_stats
+ *                  the packets of a real process's instructions instead of
+ *                  the synthetic program (ptemu_follow.h)
+ *
+ *   cpuN/burst     w, N: the next N ticks write burst_kb KiB each (256 KiB
+ *                  per 1 ms tick: 256 MiB/s), whatever the time between
+ *                  ticks; with stale_pos=1, OUTPUT_BASE/MASK read while
+ *                  TraceEn=1 return the position of the last enable (SDM
+ *                  vol. 3C 33.2.7.2: reliable only with TraceEn clear).
+ *                  One tick raises one PMI per INT region even if it filled
+ *                  it twice: a ring of at least two ticks' output avoids it
+ *   cpuN/park_end  w, 1: PAD bytes up to the END entry of the current
+ *                  table, MASK_PTRS left on it, nothing more written
+ *                  until TraceEn is cleared
+ *   cpuN/vmx       w, 1: VMXON on that CPU (CR4.VMXE for the accessors),
+ *                  0: VMXOFF. With vmx_pt=0 (IA32_VMX_MISC[14] clear) VMXON
+ *                  clears TraceEn and TraceEn cannot be set meanwhile
+ *   cpuN/kvm       w, N: a KVM guest tracing with PT (pt_mode=1) enters
+ *                  and exits N times there (VMX on, vmx_pt=1); stats:
+ *                  kvm_pmis (its PMIs handed to KVM), kvm_stolen (a
+ *                  violation: acknowledged before perf's handler saw it)
+ *
+ * perf's intel_pt PMU: where the kernel has none (the guests' CPUs have no
+ * PT), a perf PMU named intel_pt with pt.c's capabilities, whose events
+ * drive the same perf model as cpuN/perf (module parameter perf_pmu=0:
+ * none). See "perf's intel_pt PMU" below.
  */
 #include <linux/bitfield.h>
 #include <linux/cpu.h>
@@ -126,18 +154,22 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/perf_event.h>
 #include <linux/reboot.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 #include <asm/apic.h>
+#include <asm/cpufeature.h>
 #include <asm/io.h>
 #include <asm/irq_vectors.h>
 #include <asm/msr.h>
+#include <asm/nmi.h>
 #include <asm/processor.h>
 
 #include "pt_hw.h"
 #include "ptemu_gen.h"
+#include "ptemu_task.h"
 
 /* ---- parameters ---- */
 
@@ -201,6 +233,24 @@ MODULE_PARM_DESC(ovf_every, "Every N-th tick loses its packets and emits OVF (0:
 static bool pmi_lost;
 module_param(pmi_lost, bool, 0644);
 MODULE_PARM_DESC(pmi_lost, "Lose every ToPA PMI (no status bit, no NMI): tests the timer drain");
+static bool vmx = true;
+module_param(vmx, bool, 0444);
+MODULE_PARM_DESC(vmx, "CPUID.1:ECX[5] VMX (and IA32_VMX_MISC readable)");
+static bool vmx_pt = true;
+module_param(vmx_pt, bool, 0444);
+MODULE_PARM_DESC(vmx_pt, "IA32_VMX_MISC[14]: PT can be used in VMX operation (0: Broadwell-like)");
+static uint kvm_order = 2;
+module_param(kvm_order, uint, 0644);
+MODULE_PARM_DESC(kvm_order, "KVM guest PMI handled 1: after pt_guest_exit (6.1), 2: before it (6.2 and later, 6.12)");
+static uint burst_kb = 256;
+module_param(burst_kb, uint, 0644);
+MODULE_PARM_DESC(burst_kb, "KiB a tick writes in burst mode (cpuN/burst; 256 at period_us 1000: 256 MiB/s)");
+static bool stale_pos;
+module_param(stale_pos, bool, 0644);
+MODULE_PARM_DESC(stale_pos, "OUTPUT_BASE/MASK read while TraceEn=1 return the values of the last enable");
+static uint kvm_bytes = 1024;
+module_param(kvm_bytes, uint, 0644);
+MODULE_PARM_DESC(kvm_bytes, "Bytes a KVM guest traces per VM entry (its 4 KiB ToPA region raises a PMI when full)");
 
 /* ---- model ---- */
 
@@ -246,13 +296,17 @@ struct ptemu_cpu {
 	unsigned int epoch;		/* bumped on every TraceEn change */
 	u64 frac;			/* rate remainder, bytes * 1e6 */
 	u64 over;			/* bytes generated beyond the budget */
+	ktime_t next_tick;		/* when the program's next tick is due */
+	unsigned int burst;		/* ticks left at burst_kb (debugfs burst) */
+	bool idle;			/* park_end: no packets until TraceEn 1->0 */
+	u64 vis_base, vis_mask;		/* stale_pos: what reads show while tracing */
 	u8 buf[PTGEN_MAX_GROUP];	/* tick scratch */
 
 	/* The other owner (steal/foreign/perf): under ptemu.lock, and the IPI. */
 	bool foreign;
 	bool out_void;			/* its output is not its own: dropped */
 	u64 fbase;			/* its OUTPUT_BASE */
-	struct page *fpages;		/* [0] ToPA table, [1] output */
+	struct page *fpages;		/* [0] ToPA table, [1] output; from init */
 
 	/*
 	 * perf's intel_pt as the other owner (debugfs cpuN/perf), as 6.1's
@@ -282,9 +336,25 @@ struct ptemu_cpu {
 	u64 seed_ptw_seq, seed_tsc;	/* ptgen_init arguments, last enable */
 	u64 bytes_written, bytes_dropped, ptw_dropped, foreign_bytes;
 	u64 pmis, pmis_lost, ticks, enables, errors, gps, ovfs, nested;
+	u64 burst_ticks, parked;	/* ticks at burst_kb; park_end done */
 	u64 gp_msr, gp_val;		/* the last faulting access (read: ~0) */
 	u64 pmis_masked;		/* PMIs LVTPC's mask kept from delivery */
 	bool lvtpc_masked;		/* the local APIC's LVTPC mask bit */
+	/* perf's handler acknowledged a bit 55 tracebuf did not claim */
+	u64 pmis_unattributed;
+
+	/* VMX operation (CR4.VMXE) and a KVM guest with PT (debugfs vmx, kvm). */
+	bool vmx_on;
+	struct {
+		struct page *pages;	/* [0] the guest's ToPA table, [1] its region */
+		u64 base, mask, status;	/* its registers while the host's are loaded */
+		bool inflight;		/* its PMI is being delivered (NMI sent) */
+		bool nmi_done;		/* ptemu_nmi() took it */
+	} kvm;
+	u64 kvm_cycles, kvm_guest_bytes;
+	u64 kvm_pmis;			/* guest PMIs perf handed to KVM */
+	u64 kvm_stolen;			/* guest PMIs acknowledged before perf saw them */
+	u64 kvm_masked;			/* guest PMIs LVTPC's mask kept from delivery */
 
 	unsigned int cpu;
 	struct dentry *dir;
@@ -293,7 +363,7 @@ struct ptemu_cpu {
 static struct {
 	struct ptemu_cpu __percpu *pc;
 	struct dentry *dir;
-	struct mutex lock;		/* debugfs steal/foreign, fpages */
+	struct mutex lock;		/* debugfs steal/foreign/perf */
 	int hp_state;
 	unsigned int nr_ranges;
 	u64 ctl_valid;			/* CTL bits the capabilities allow */
@@ -555,6 +625,8 @@ static void ptemu_emit(struct ptemu_cpu *pc, const u8 *buf, unsigned int len,
 	if (!(pc->status & PTEMU_HALTED) && !pc->out_void)
 		w = pc->ctl & TB_RTIT_CTL_TOPA ? ptemu_topa_out(pc, buf, len) :
 						 ptemu_single_out(pc, buf, len);
+	if (!pc->foreign)
+		ptemu_task_account(pc->cpu, len);
 	ptemu_add(pc->out_foreign ? &pc->foreign_bytes : &pc->bytes_written, w);
 	if (w == len)
 		return;
@@ -567,9 +639,13 @@ static void ptemu_emit(struct ptemu_cpu *pc, const u8 *buf, unsigned int len,
 static void ptemu_drop(struct ptemu_cpu *pc, unsigned int len,
 		       unsigned int nr_ptw)
 {
+	ptemu_task_account(pc->cpu, len);
 	ptemu_add(&pc->bytes_dropped, len);
 	ptemu_add(&pc->ptw_dropped, nr_ptw);
 }
+
+/* Follow mode: packets of a real process's instructions (needs the above). */
+#include "ptemu_follow.h"
 
 /* ---- PMI ---- */
 
@@ -610,6 +686,21 @@ static void ptemu_raise_pmi(struct ptemu_cpu *pc)
 
 /* ---- the program ---- */
 
+/*
+ * The program runs on while TraceEn is clear: the tick keeps its phase
+ * across a stop and a restart (a software that stops and restarts the
+ * unit every millisecond still gets its output), and an overdue tick
+ * comes at once. IRQs off, on this CPU.
+ */
+static void ptemu_timer_arm(struct ptemu_cpu *pc)
+{
+	ktime_t now = ktime_get(), exp = pc->next_tick;
+
+	if (ktime_before(exp, now) || ktime_after(exp, ktime_add(now, ptemu_period())))
+		exp = now;
+	hrtimer_start(&pc->timer, exp, HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
 static void ptemu_timer_start(struct ptemu_cpu *pc)
 {
 	/* An offline CPU runs nothing: ptemu_cpu_online() starts it. */
@@ -618,8 +709,7 @@ static void ptemu_timer_start(struct ptemu_cpu *pc)
 	if (in_nmi())
 		irq_work_queue(&pc->work);	/* ptemu_work_fn starts it */
 	else
-		hrtimer_start(&pc->timer, ptemu_period(),
-			      HRTIMER_MODE_REL_PINNED_HARD);
+		ptemu_timer_arm(pc);
 }
 
 /* Bytes to generate this tick: rate_kb KiB/s over the elapsed periods. */
@@ -652,7 +742,7 @@ static void ptemu_generate(struct ptemu_cpu *pc, u64 budget)
 	unsigned int n, nr;
 	u64 done = 0;
 
-	if (!budget)
+	if (!budget || ptemu_follow_on())
 		return;
 	/*
 	 * busy: an accessor called from an NMI nested in here finds it set.
@@ -704,8 +794,19 @@ static enum hrtimer_restart ptemu_tick(struct hrtimer *t)
 	    WARN_ON_ONCE(pc->cpu != smp_processor_id()))
 		return HRTIMER_NORESTART;
 	periods = hrtimer_forward_now(t, ptemu_period());
+	pc->next_tick = hrtimer_get_expires(t);
 	ptemu_add(&pc->ticks, 1);
-	ptemu_generate(pc, ptemu_budget(pc, periods));
+	if (READ_ONCE(pc->burst)) {
+		/* Burst: a fixed amount per tick, however late the tick. */
+		WRITE_ONCE(pc->burst, pc->burst - 1);
+		pc->over = 0;
+		ptemu_generate(pc, min_t(u64, (u64)READ_ONCE(burst_kb) * 1024,
+					 PTEMU_MAX_TICK_BYTES));
+		pc->over = 0;
+		ptemu_add(&pc->burst_ticks, 1);	/* done: its bytes are out */
+	} else if (!pc->idle) {
+		ptemu_generate(pc, ptemu_budget(pc, periods));
+	}
 	ptemu_raise_pmi(pc);
 	/*
 	 * The PMI handler, nested right here, may have cleared TraceEn:
@@ -723,8 +824,7 @@ static void ptemu_work_fn(struct irq_work *w)
 
 	if ((pc->ctl & TB_RTIT_CTL_TRACEEN) && !pc->offline &&
 	    !hrtimer_active(&pc->timer))
-		hrtimer_start(&pc->timer, ptemu_period(),
-			      HRTIMER_MODE_REL_PINNED_HARD);
+		ptemu_timer_arm(pc);
 	ptemu_raise_pmi(pc);
 }
 
@@ -749,10 +849,14 @@ static void ptemu_enable(struct ptemu_cpu *pc)
 	u64 e;
 
 	ptemu_add(&pc->enables, 1);
+	/* stale_pos: the output position as of this enable (SDM vol. 3C 33.2.7.2). */
+	pc->vis_base = pc->base;
+	pc->vis_mask = pc->mask;
 	WRITE_ONCE(pc->seed_ptw_seq, pc->ptw_seq);
 	WRITE_ONCE(pc->seed_tsc, rdtsc());
 	ptgen_init(&pc->gen, &cfg, pc->seed_ptw_seq, pc->seed_tsc);
 	pc->need_start = true;
+	ptemu_follow_enable(pc);
 	pc->frac = 0;
 	pc->over = 0;
 	pc->out_foreign = pc->foreign && pc->base == pc->fbase;
@@ -773,11 +877,14 @@ static void ptemu_disable(struct ptemu_cpu *pc)
 	u8 buf[PTGEN_MAX_GROUP];	/* not pc->buf: we may be nested in a tick */
 	unsigned int n;
 
-	if (!pc->need_start && ptemu_ctx(pc)) {
+	if (ptemu_follow_on()) {
+		ptemu_follow_flush(pc);
+	} else if (!pc->need_start && ptemu_ctx(pc)) {
 		n = ptgen_stop(&pc->gen, buf);
 		ptemu_emit(pc, buf, n, 0, 0);
 	}
 	pc->need_start = false;
+	pc->idle = false;
 	if (in_nmi()) {
 		/* The tick sees TraceEn=0 and does not restart. */
 		if (pc->pmi_pending)
@@ -822,6 +929,9 @@ static int ptemu_ctl_check(const struct ptemu_cpu *pc, u64 val)
 	     !(psb_periods & BIT(FIELD_GET(TB_RTIT_CTL_PSB_FREQ, val)))))
 		return -EIO;
 	if (val & TB_RTIT_CTL_TRACEEN) {
+		/* SDM vol. 3D, A.6: no TraceEn in VMX operation without VMX_MISC[14]. */
+		if (pc->vmx_on && !vmx_pt)
+			return -EIO;
 		if (!(val & TB_RTIT_CTL_TOPA) && !single_range)
 			return -EIO;
 		if (bdm106 && !(val & TB_RTIT_CTL_BRANCHEN))
@@ -858,6 +968,11 @@ static int __ptemu_rdmsr(struct ptemu_cpu *pc, u32 msr, u64 *val)
 	if (ptemu_pt_msr(msr) && !present)
 		return -EIO;
 	switch (msr) {
+	case TB_MSR_VMX_MISC:
+		if (!vmx)
+			return -EIO;
+		*val = vmx_pt ? TB_VMX_MISC_PT : 0;
+		return 0;
 	case TB_MSR_PERF_GLOBAL_STATUS:
 		*val = pc->gstatus;
 		return 0;
@@ -882,6 +997,13 @@ static int __ptemu_rdmsr(struct ptemu_cpu *pc, u32 msr, u64 *val)
 		if (!topa && !single_range)
 			return -EIO;
 		*val = msr == TB_MSR_RTIT_OUTPUT_BASE ? pc->base : pc->mask;
+		/*
+		 * SDM vol. 3C 33.2.7.2: these are reliable only once TraceEn
+		 * is clear. stale_pos takes the strictest reading: while
+		 * tracing, a read shows the position of the last enable.
+		 */
+		if (READ_ONCE(stale_pos) && (pc->ctl & TB_RTIT_CTL_TRACEEN))
+			*val = msr == TB_MSR_RTIT_OUTPUT_BASE ? pc->vis_base : pc->vis_mask;
 		return 0;
 	case TB_MSR_RTIT_CR3_MATCH:
 		if (!cr3_filtering)
@@ -1046,6 +1168,11 @@ static void ptemu_cpuid(u32 leaf, u32 subleaf, u32 regs[4])
 		cpuid_count(leaf, subleaf, &regs[0], &regs[1], &regs[2], &regs[3]);
 	if (leaf == 0 && present)
 		regs[0] = max_t(u32, regs[0], TB_CPUID_LEAF_PT);
+	if (leaf == TB_CPUID_LEAF_FEATURES) {
+		regs[2] &= ~TB_CPUID_1_ECX_VMX;
+		if (vmx)
+			regs[2] |= TB_CPUID_1_ECX_VMX;
+	}
 	if (leaf == TB_CPUID_LEAF_EXT_FEATURES && subleaf == 0) {
 		regs[1] &= ~TB_CPUID_7_EBX_INTEL_PT;
 		if (present)
@@ -1063,6 +1190,12 @@ static void ptemu_pmi_unmask(void)
 	local_irq_restore(flags);
 }
 
+/* CR4.VMXE of this CPU: the debugfs vmx knob. */
+static bool ptemu_vmx_on(void)
+{
+	return READ_ONCE(this_cpu_ptr(ptemu.pc)->vmx_on);
+}
+
 static const struct tb_pt_hw ptemu_hw = {
 	.name		= "tb_ptemu",
 	.owner		= THIS_MODULE,
@@ -1070,6 +1203,7 @@ static const struct tb_pt_hw ptemu_hw = {
 	.wrmsr		= ptemu_wrmsr,
 	.cpuid		= ptemu_cpuid,
 	.pmi_unmask	= ptemu_pmi_unmask,
+	.vmx_on		= ptemu_vmx_on,
 };
 
 /* ---- another owner: steal / foreign ---- */
@@ -1159,13 +1293,6 @@ static ssize_t ptemu_foreign_write(struct file *file, const char __user *ubuf,
 		return -EOPNOTSUPP;
 	r.take = v;
 	mutex_lock(&ptemu.lock);
-	if (!r.pc->fpages) {
-		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
-		if (!r.pc->fpages) {
-			mutex_unlock(&ptemu.lock);
-			return -ENOMEM;
-		}
-	}
 	cpus_read_lock();
 	if (cpu_online(r.pc->cpu))
 		ret = smp_call_function_single(r.pc->cpu, ptemu_foreign_ipi,
@@ -1342,13 +1469,6 @@ static ssize_t ptemu_perf_write(struct file *file, const char __user *ubuf,
 		return -EOPNOTSUPP;
 	r.in = v;
 	mutex_lock(&ptemu.lock);
-	if (!r.pc->fpages) {
-		r.pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
-		if (!r.pc->fpages) {
-			mutex_unlock(&ptemu.lock);
-			return -ENOMEM;
-		}
-	}
 	cpus_read_lock();
 	if (cpu_online(r.pc->cpu))
 		ret = smp_call_function_single(r.pc->cpu, ptemu_perf_ipi,
@@ -1366,6 +1486,474 @@ static const struct file_operations ptemu_perf_fops = {
 	.write	= ptemu_perf_write,
 	.llseek	= noop_llseek,
 };
+
+/* ---- perf's intel_pt PMU, where the kernel has none ---- */
+
+/*
+ * The guests' CPUs have no PT, so the kernel registers no intel_pt PMU
+ * (pt_init() needs X86_FEATURE_INTEL_PT). This one stands in for it, with
+ * what 6.1's and 6.12's pt_init() give perf core: PERF_PMU_CAP_EXCLUSIVE
+ * and PERF_PMU_CAP_ITRACE, PERF_PMU_CAP_AUX_NO_SG without multi-entry
+ * ToPA (6.12: PERF_PMU_CAP_AUX_PREFER_LARGE with it, and
+ * PERF_PMU_CAP_AUX_PAUSE), task_ctx_nr = perf_sw_context; so perf core's
+ * exclusivity rules (exclusive_event_init(),
+ * exclusive_event_installable()) apply to it exactly as to the real one.
+ * Its events drive the perf model above: pmu->add/start is
+ * pt_event_start() (ptemu_perf_in), del/stop is pt_event_stop()
+ * (ptemu_perf_out), on the event's CPU with interrupts off, as perf core
+ * calls them. Deviation: pt_event_start() refuses to run without an AUX
+ * buffer (perf_aux_output_begin()); these events trace into the model's
+ * own pages, no AUX needed. The debugfs cpuN/perf knob drives the same
+ * model: a test uses one or the other on a CPU.
+ */
+static bool perf_pmu = true;
+module_param(perf_pmu, bool, 0444);
+MODULE_PARM_DESC(perf_pmu, "Register a perf PMU named intel_pt (where the kernel has none)");
+
+#ifdef PERF_PMU_CAP_AUX_PREFER_LARGE
+#define PTEMU_PMU_CAP_MULTI	PERF_PMU_CAP_AUX_PREFER_LARGE
+#else
+#define PTEMU_PMU_CAP_MULTI	0
+#endif
+#ifdef PERF_PMU_CAP_AUX_PAUSE
+#define PTEMU_PMU_CAP_PAUSE	PERF_PMU_CAP_AUX_PAUSE
+#else
+#define PTEMU_PMU_CAP_PAUSE	0
+#endif
+
+static struct pmu ptemu_pmu;
+static bool ptemu_pmu_on;
+/*
+ * Events of the PMU: pt_event_init() raises perf's active_events
+ * (x86_add_exclusive()), and while it is non-zero perf's NMI handler
+ * runs (perf_event_nmi_handler() in arch/x86/events/core.c): ptemu_nmi().
+ */
+static atomic_t ptemu_pmu_events = ATOMIC_INIT(0);
+
+static void ptemu_pmu_event_destroy(struct perf_event *event)
+{
+	atomic_dec(&ptemu_pmu_events);
+}
+
+static int ptemu_pmu_event_init(struct perf_event *event)
+{
+	if (event->attr.type != ptemu_pmu.type)
+		return -ENOENT;
+	/* pt_event_valid() checks config against CPUID; the model has its own CTL. */
+	atomic_inc(&ptemu_pmu_events);
+	event->destroy = ptemu_pmu_event_destroy;
+	return 0;
+}
+
+static void ptemu_pmu_start(struct perf_event *event, int flags)
+{
+	struct ptemu_cpu *pc = this_cpu_ptr(ptemu.pc);
+
+	event->hw.state = ptemu_perf_in(pc) ? PERF_HES_STOPPED : 0;
+}
+
+static void ptemu_pmu_stop(struct perf_event *event, int flags)
+{
+	if (event->hw.state & PERF_HES_STOPPED)
+		return;
+	ptemu_perf_out(this_cpu_ptr(ptemu.pc));
+	event->hw.state = PERF_HES_STOPPED;
+}
+
+/* pt_event_add(): one event per CPU, -EINVAL if it could not start. */
+static int ptemu_pmu_add(struct perf_event *event, int flags)
+{
+	if (this_cpu_ptr(ptemu.pc)->perf.active)
+		return -EBUSY;
+	event->hw.state = PERF_HES_STOPPED;
+	if (flags & PERF_EF_START) {
+		ptemu_pmu_start(event, 0);
+		if (event->hw.state & PERF_HES_STOPPED)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void ptemu_pmu_del(struct perf_event *event, int flags)
+{
+	ptemu_pmu_stop(event, PERF_EF_UPDATE);
+}
+
+static void ptemu_pmu_read(struct perf_event *event)
+{
+}
+
+static int ptemu_pmu_init(void)
+{
+	int ret;
+
+	if (!perf_pmu || boot_cpu_has(X86_FEATURE_INTEL_PT))
+		return 0;	/* the real one is registered (or not wanted) */
+	ptemu_pmu = (struct pmu) {
+		.module		= THIS_MODULE,
+		.task_ctx_nr	= perf_sw_context,
+		.capabilities	= PERF_PMU_CAP_EXCLUSIVE | PERF_PMU_CAP_ITRACE |
+				  PTEMU_PMU_CAP_PAUSE |
+				  (topa_multi ? PTEMU_PMU_CAP_MULTI : PERF_PMU_CAP_AUX_NO_SG),
+		.event_init	= ptemu_pmu_event_init,
+		.add		= ptemu_pmu_add,
+		.del		= ptemu_pmu_del,
+		.start		= ptemu_pmu_start,
+		.stop		= ptemu_pmu_stop,
+		.read		= ptemu_pmu_read,
+	};
+	ret = perf_pmu_register(&ptemu_pmu, "intel_pt", -1);
+	ptemu_pmu_on = !ret;
+	return ret;
+}
+
+static void ptemu_pmu_exit(void)
+{
+	if (ptemu_pmu_on)
+		perf_pmu_unregister(&ptemu_pmu);
+	ptemu_pmu_on = false;
+}
+
+/* ---- burst mode, and parking the output on an END entry ---- */
+
+/* Write N: the next N ticks of that CPU write burst_kb KiB each. */
+static ssize_t ptemu_burst_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct ptemu_cpu *pc = file->private_data;
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &n);
+	if (ret)
+		return ret;
+	WRITE_ONCE(pc->burst, n);	/* the tick counts it down (READ_ONCE) */
+	return len;
+}
+
+static const struct file_operations ptemu_burst_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_burst_write,
+	.llseek	= noop_llseek,
+};
+
+#define PTEMU_PARK_MAX	(16ULL << 20)	/* bytes park_end writes at most */
+
+/*
+ * On the CPU, IRQs off: write PAD packets (zero bytes, valid anywhere
+ * between packets) from the output position to the END entry that ends
+ * its table, then write nothing more (the program idles) until TraceEn is
+ * cleared. MASK_PTRS is left on the END entry (ptemu_topa_next() follows
+ * END lazily), where software reads it: perf's pt_update_head() handles
+ * that position, and so must tracebuf (topa.c, tb_topa_offset()). -EAGAIN
+ * if a STOP entry comes first (the ring has no room for it).
+ */
+static void ptemu_park_ipi(void *arg)
+{
+	struct ptemu_foreign_req *r = arg;
+	struct ptemu_cpu *pc = r->pc;
+	unsigned int idx, i, n;
+	u64 *tbl, e, left;
+
+	if (!(pc->ctl & TB_RTIT_CTL_TRACEEN) || !(pc->ctl & TB_RTIT_CTL_TOPA) ||
+	    (pc->status & PTEMU_HALTED) || pc->foreign || !ptemu_topa_cur(pc, &e)) {
+		r->ret = -EINVAL;
+		return;
+	}
+	/*
+	 * The program leaves the traced context (TIP.PGD) before it idles:
+	 * clearing TraceEn then flushes nothing more, and software reads the
+	 * pointer on the END entry.
+	 */
+	if (!pc->need_start && ptemu_ctx(pc)) {
+		n = ptgen_stop(&pc->gen, pc->buf);
+		ptemu_emit(pc, pc->buf, n, 0, 0);
+		pc->need_start = true;
+		if (!ptemu_topa_cur(pc, &e)) {
+			r->ret = -EIO;
+			return;
+		}
+	}
+	idx = ptemu_topa_idx(pc);
+	tbl = phys_to_virt(pc->base);
+	left = ptemu_region_size(e) - (pc->mask >> TB_RTIT_MASK_OUTPUT_OFF_SHIFT);
+	for (i = idx; ; i++) {
+		e = READ_ONCE(tbl[i]);
+		if (e & TB_TOPA_END)
+			break;
+		if (e & TB_TOPA_STOP) {
+			r->ret = -EAGAIN;
+			return;
+		}
+		if (i != idx)
+			left += ptemu_region_size(e);
+		if (left > PTEMU_PARK_MAX) {
+			r->ret = -ERANGE;
+			return;
+		}
+	}
+	memset(pc->buf, 0, sizeof(pc->buf));
+	for (; left; left -= n) {
+		n = min_t(u64, left, sizeof(pc->buf));
+		ptemu_emit(pc, pc->buf, n, 0, 0);
+	}
+	pc->idle = true;
+	ptemu_add(&pc->parked, 1);
+	ptemu_raise_pmi(pc);	/* an INT region on the way */
+}
+
+/* Write 1: park the output on the END entry (ptemu_park_ipi). */
+static ssize_t ptemu_park_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct ptemu_foreign_req r = { .pc = file->private_data };
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &v);
+	if (ret)
+		return ret;
+	if (v != 1)
+		return -EINVAL;
+	if (!topa || !topa_multi)
+		return -EOPNOTSUPP;
+	mutex_lock(&ptemu.lock);
+	cpus_read_lock();
+	if (cpu_online(r.pc->cpu))
+		ret = smp_call_function_single(r.pc->cpu, ptemu_park_ipi, &r, 1) ?: r.ret;
+	else
+		ret = -ENODEV;
+	cpus_read_unlock();
+	mutex_unlock(&ptemu.lock);
+	return ret ?: len;
+}
+
+static const struct file_operations ptemu_park_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_park_write,
+	.llseek	= noop_llseek,
+};
+
+/* ---- VMX and a KVM guest with PT ---- */
+
+struct ptemu_vmx_req {
+	struct ptemu_cpu *pc;
+	unsigned int n;			/* vmx: 0/1; kvm: VM entries */
+	int ret;
+};
+
+/*
+ * VMXON/VMXOFF on this CPU (debugfs cpuN/vmx), as a hypervisor does it
+ * (KVM: kvm_cpu_vmxon() sets CR4.VMXE, then VMXON). Without
+ * IA32_VMX_MISC[14], VMXON clears TraceEn and TraceEn cannot be set
+ * while in VMX operation (SDM vol. 3D, A.6; ptemu_ctl_check()). The
+ * clear flushes like a WRMSR would (the SDM does not say; the output
+ * stays coherent for whoever reads it).
+ */
+static void ptemu_vmx_ipi(void *arg)
+{
+	struct ptemu_vmx_req *r = arg;
+	struct ptemu_cpu *pc = r->pc;
+
+	if (r->n && !pc->vmx_on && !vmx_pt && (pc->ctl & TB_RTIT_CTL_TRACEEN))
+		__ptemu_wrmsr(pc, TB_MSR_RTIT_CTL, pc->ctl & ~TB_RTIT_CTL_TRACEEN);
+	WRITE_ONCE(pc->vmx_on, !!r->n);
+}
+
+/*
+ * perf's handler for the NMI of a guest's ToPA PMI: handle_pmi_common()
+ * (arch/x86/events/intel/core.c) acknowledges GLOBAL_STATUS (the bit must
+ * still be set: the handler that cleared it before took the guest's PMI),
+ * perf_guest_handle_intel_pt_intr() -> vmx_handle_intel_pt_intr() hands
+ * it to the vCPU (KVM_REQ_PMI), and LVTPC is re-armed. Wait for it on
+ * this CPU, bounded: an NMI is not masked by IRQs off.
+ */
+static void ptemu_kvm_pmi(struct ptemu_cpu *pc)
+{
+	unsigned long i;
+
+	pc->gstatus |= TB_GLOBAL_STATUS_TOPA_PMI;
+	if (pc->lvtpc_masked) {
+		ptemu_add(&pc->kvm_masked, 1);
+		return;
+	}
+	WRITE_ONCE(pc->lvtpc_masked, true);
+	WRITE_ONCE(pc->kvm.nmi_done, false);
+	WRITE_ONCE(pc->kvm.inflight, true);
+	barrier();	/* pairs with ptemu_nmi() on this CPU */
+	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
+	for (i = 0; i < 100000000UL && !READ_ONCE(pc->kvm.nmi_done); i++)
+		cpu_relax();
+	WRITE_ONCE(pc->kvm.inflight, false);
+}
+
+/*
+ * One VM entry and exit of a guest that traces with PT, KVM's pt_mode=1
+ * (arch/x86/kvm/vmx/vmx.c, 6.1 and 6.12): pt_guest_enter() reads the
+ * host's RTIT_CTL, writes 0 (the host's trace stops and is flushed),
+ * saves the host's registers and loads the guest's; VM entry loads the
+ * guest's RTIT_CTL (VM_ENTRY_LOAD_IA32_RTIT_CTL); the guest traces
+ * kvm_bytes into its own 4 KiB INT region (PAD bytes: nobody decodes
+ * them), whose filling raises a ToPA PMI; VM exit clears RTIT_CTL
+ * (VM_EXIT_CLEAR_IA32_RTIT_CTL); pt_guest_exit() saves the guest's
+ * registers, loads the host's and writes the host's CTL back (a new
+ * host trace: PSB+). The NMI of the guest's PMI is handled inside
+ * vmx_vcpu_enter_exit(), before pt_guest_exit(), on 6.12, and in
+ * vmx_handle_exit_irqoff(), after it, on 6.1 (kvm_order). On this CPU,
+ * IRQs off. The host's trace has a gap for every entry.
+ */
+static void ptemu_kvm_cycle(struct ptemu_cpu *pc, bool early)
+{
+	u64 gtable = page_to_phys(pc->kvm.pages);
+	u64 hctl = pc->ctl, hstatus, hbase, hmask;
+	u64 gctl = TB_RTIT_CTL_TRACEEN | TB_RTIT_CTL_TOPA | TB_RTIT_CTL_USR |
+		   TB_RTIT_CTL_OS | TB_RTIT_CTL_BRANCHEN;
+	unsigned int left = READ_ONCE(kvm_bytes), n, w;
+	bool pmi;
+
+	/* pt_save_msr() runs after the CTL write: the flushed position. */
+	__ptemu_wrmsr(pc, TB_MSR_RTIT_CTL, 0);
+	hstatus = pc->status;
+	hbase = pc->base;
+	hmask = pc->mask;
+	pc->status = pc->kvm.status;
+	pc->base = gtable;
+	pc->mask = pc->kvm.mask;
+	pc->epoch++;
+	WRITE_ONCE(pc->ctl, gctl);
+	memset(pc->buf, 0, sizeof(pc->buf));
+	while (left && !(pc->status & PTEMU_HALTED)) {
+		n = min_t(unsigned int, left, sizeof(pc->buf));
+		w = ptemu_topa_out(pc, pc->buf, n);
+		ptemu_add(&pc->kvm_guest_bytes, w);
+		if (w < n)
+			break;
+		left -= n;
+	}
+	pc->epoch++;
+	WRITE_ONCE(pc->ctl, 0);
+	pmi = pc->pmi_pending;
+	pc->pmi_pending = false;
+	if (pmi && early)
+		ptemu_kvm_pmi(pc);
+	pc->kvm.status = pc->status;
+	pc->kvm.mask = pc->mask;
+	pc->status = hstatus;
+	pc->base = hbase;
+	pc->mask = hmask;
+	if (hctl)
+		__ptemu_wrmsr(pc, TB_MSR_RTIT_CTL, hctl);
+	if (pmi && !early)
+		ptemu_kvm_pmi(pc);
+	ptemu_add(&pc->kvm_cycles, 1);
+}
+
+static void ptemu_kvm_ipi(void *arg)
+{
+	struct ptemu_vmx_req *r = arg;
+	struct ptemu_cpu *pc = r->pc;
+	bool early = READ_ONCE(kvm_order) != 1;
+	unsigned int i;
+
+	/* KVM's pt_mode=1 needs PT in VMX operation (cpu_has_vmx_intel_pt()). */
+	if (!pc->vmx_on || !vmx_pt || pc->foreign) {
+		r->ret = -EINVAL;
+		return;
+	}
+	for (i = 0; i < r->n; i++)
+		ptemu_kvm_cycle(pc, early);
+}
+
+static ssize_t ptemu_vmx_write(struct file *file, const char __user *ubuf,
+			       size_t len, smp_call_func_t fn, unsigned int max)
+{
+	struct ptemu_vmx_req r = { .pc = file->private_data };
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 0, &r.n);
+	if (ret)
+		return ret;
+	if (r.n > max)
+		return -EINVAL;
+	if (!topa || !topa_multi)
+		return -EOPNOTSUPP;
+	mutex_lock(&ptemu.lock);
+	cpus_read_lock();
+	if (cpu_online(r.pc->cpu))
+		ret = smp_call_function_single(r.pc->cpu, fn, &r, 1) ?: r.ret;
+	else
+		ret = -ENODEV;
+	cpus_read_unlock();
+	mutex_unlock(&ptemu.lock);
+	return ret ?: len;
+}
+
+/* Write 1: VMXON on that CPU; 0: VMXOFF. */
+static ssize_t ptemu_vmx_knob(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	return ptemu_vmx_write(file, ubuf, len, ptemu_vmx_ipi, 1);
+}
+
+/* Write N: a KVM guest tracing with PT enters and exits N times there. */
+static ssize_t ptemu_kvm_knob(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	return ptemu_vmx_write(file, ubuf, len, ptemu_kvm_ipi, 10000);
+}
+
+static const struct file_operations ptemu_vmx_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_vmx_knob,
+	.llseek	= noop_llseek,
+};
+
+static const struct file_operations ptemu_kvm_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= ptemu_kvm_knob,
+	.llseek	= noop_llseek,
+};
+
+/*
+ * Registered last (after tracebuf's NMI_FLAG_FIRST handler), for what
+ * perf's NMI handler does with a ToPA PMI: a KVM guest's goes to KVM
+ * (ptemu_kvm_pmi()); otherwise, while an event of the PMU exists (perf's
+ * active_events), intel_pmu_handle_irq() acknowledges a bit 55 nobody
+ * claimed (intel_pt_interrupt() finds perf not tracing) and re-arms
+ * LVTPC. With no event, nothing: an NMI nobody claims is "unknown".
+ */
+static int ptemu_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	struct ptemu_cpu *pc = this_cpu_ptr(ptemu.pc);
+
+	if (READ_ONCE(pc->kvm.inflight)) {
+		WRITE_ONCE(pc->kvm.inflight, false);
+		if (pc->gstatus & TB_GLOBAL_STATUS_TOPA_PMI) {
+			pc->gstatus &= ~TB_GLOBAL_STATUS_TOPA_PMI;
+			ptemu_add(&pc->kvm_pmis, 1);
+		} else {
+			/* Acknowledged before perf saw it: the guest's PT stalls. */
+			if (!pc->kvm_stolen)
+				pr_err("tb_ptemu: cpu%u: a KVM guest's ToPA PMI was acknowledged by another handler\n",
+				       pc->cpu);
+			ptemu_add(&pc->kvm_stolen, 1);
+		}
+		WRITE_ONCE(pc->lvtpc_masked, false);
+		WRITE_ONCE(pc->kvm.nmi_done, true);
+		return NMI_HANDLED;
+	}
+	if ((pc->gstatus & TB_GLOBAL_STATUS_TOPA_PMI) && atomic_read(&ptemu_pmu_events)) {
+		pc->gstatus &= ~TB_GLOBAL_STATUS_TOPA_PMI;
+		WRITE_ONCE(pc->lvtpc_masked, false);
+		ptemu_add(&pc->pmis_unattributed, 1);
+		return NMI_HANDLED;
+	}
+	return NMI_DONE;
+}
 
 /* ---- statistics ---- */
 
@@ -1391,6 +1979,9 @@ static int ptemu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "gp_msr %llu\n", READ_ONCE(pc->gp_msr));
 	seq_printf(m, "gp_val %llu\n", READ_ONCE(pc->gp_val));
 	seq_printf(m, "ovfs %llu\n", READ_ONCE(pc->ovfs));
+	seq_printf(m, "burst_ticks %llu\n", READ_ONCE(pc->burst_ticks));
+	seq_printf(m, "burst_left %u\n", READ_ONCE(pc->burst));
+	seq_printf(m, "parked %llu\n", READ_ONCE(pc->parked));
 	seq_printf(m, "nested %llu\n", READ_ONCE(pc->nested));
 	seq_printf(m, "foreign %d\n", READ_ONCE(pc->foreign));
 	seq_printf(m, "foreign_bytes %llu\n", READ_ONCE(pc->foreign_bytes));
@@ -1407,9 +1998,17 @@ static int ptemu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "perf_killed %llu\n", READ_ONCE(pc->perf_killed));
 	seq_printf(m, "perf_gp %llu\n", READ_ONCE(pc->perf_gp));
 	seq_printf(m, "freed %llu\n", READ_ONCE(pc->freed));
+	seq_printf(m, "pmis_unattributed %llu\n", READ_ONCE(pc->pmis_unattributed));
+	seq_printf(m, "vmx_on %d\n", READ_ONCE(pc->vmx_on));
+	seq_printf(m, "kvm_cycles %llu\n", READ_ONCE(pc->kvm_cycles));
+	seq_printf(m, "kvm_guest_bytes %llu\n", READ_ONCE(pc->kvm_guest_bytes));
+	seq_printf(m, "kvm_pmis %llu\n", READ_ONCE(pc->kvm_pmis));
+	seq_printf(m, "kvm_masked %llu\n", READ_ONCE(pc->kvm_masked));
+	seq_printf(m, "kvm_stolen %llu\n", READ_ONCE(pc->kvm_stolen));
 	seq_printf(m, "violations %llu\n", READ_ONCE(pc->perf_stale) +
 		   READ_ONCE(pc->perf_dead) + READ_ONCE(pc->perf_killed) +
-		   READ_ONCE(pc->perf_gp) + READ_ONCE(pc->freed));
+		   READ_ONCE(pc->perf_gp) + READ_ONCE(pc->freed) +
+		   READ_ONCE(pc->kvm_stolen));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ptemu_stats);
@@ -1583,7 +2182,13 @@ static void ptemu_debugfs_init(void)
 		debugfs_create_file("foreign", 0200, pc->dir, pc,
 				    &ptemu_foreign_fops);
 		debugfs_create_file("perf", 0200, pc->dir, pc, &ptemu_perf_fops);
+		debugfs_create_file("vmx", 0200, pc->dir, pc, &ptemu_vmx_fops);
+		debugfs_create_file("kvm", 0200, pc->dir, pc, &ptemu_kvm_fops);
+		debugfs_create_file("burst", 0200, pc->dir, pc, &ptemu_burst_fops);
+		debugfs_create_file("park_end", 0200, pc->dir, pc, &ptemu_park_fops);
+		ptemu_task_debugfs(pc->dir, cpu);
 	}
+	ptemu_follow_debugfs(ptemu.dir);
 }
 
 /*
@@ -1638,8 +2243,11 @@ static void ptemu_free(void)
 		irq_work_sync(&pc->work);
 		if (pc->fpages)
 			__free_pages(pc->fpages, 1);
+		if (pc->kvm.pages)
+			__free_pages(pc->kvm.pages, 1);
 	}
 	free_percpu(ptemu.pc);
+	ptemu_follow_exit();
 }
 
 static int __init ptemu_init(void)
@@ -1661,6 +2269,23 @@ static int __init ptemu_init(void)
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		pc->timer.function = ptemu_tick;
 		pc->work = IRQ_WORK_INIT_HARD(ptemu_work_fn);
+		/*
+		 * The other owners' output, made here: perf's events schedule
+		 * in with interrupts off, and tracebuf's claim at CPU online
+		 * creates one under cpu_hotplug_lock.
+		 */
+		pc->fpages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
+		pc->kvm.pages = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_COMP, 1);
+		if (!pc->fpages || !pc->kvm.pages) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+		/* The guest's ToPA: [4 KiB region with INT, END->table]. */
+		((u64 *)page_address(pc->kvm.pages))[0] =
+			(page_to_phys(pc->kvm.pages) + PAGE_SIZE) | TB_TOPA_INT;
+		((u64 *)page_address(pc->kvm.pages))[1] =
+			page_to_phys(pc->kvm.pages) | TB_TOPA_END;
+		pc->kvm.mask = TB_RTIT_MASK_LOWBITS;
 	}
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "tb_ptemu:online",
 					ptemu_cpu_online, ptemu_cpu_offline);
@@ -1668,12 +2293,24 @@ static int __init ptemu_init(void)
 		goto err_free;
 	ptemu.hp_state = ret;
 	ptemu_debugfs_init();
-	ret = tracebuf_pt_emulator_register(&ptemu_hw);
+	/* After tracebuf's (NMI_FLAG_FIRST): perf's handler comes later. */
+	ret = register_nmi_handler(NMI_LOCAL, ptemu_nmi, 0, "tb_ptemu");
 	if (ret)
 		goto err_hp;
+	/* Before tracebuf offers the backend: every ENABLE finds the PMU. */
+	ret = ptemu_pmu_init();
+	if (ret)
+		goto err_nmi;
+	ret = tracebuf_pt_emulator_register(&ptemu_hw);
+	if (ret)
+		goto err_pmu;
 	register_reboot_notifier(&ptemu_reboot_nb);
 	return 0;
 
+err_pmu:
+	ptemu_pmu_exit();
+err_nmi:
+	unregister_nmi_handler(NMI_LOCAL, "tb_ptemu");
 err_hp:
 	debugfs_remove_recursive(ptemu.dir);
 	cpuhp_remove_state_nocalls(ptemu.hp_state);
@@ -1689,6 +2326,9 @@ static void __exit ptemu_exit(void)
 	unregister_reboot_notifier(&ptemu_reboot_nb);
 	debugfs_remove_recursive(ptemu.dir);	/* no more steal/foreign */
 	tracebuf_pt_emulator_unregister(&ptemu_hw);
+	/* No event is left: each pins this module (perf_init_event()). */
+	ptemu_pmu_exit();
+	unregister_nmi_handler(NMI_LOCAL, "tb_ptemu");
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
 		smp_call_function_single(cpu, ptemu_shutdown_ipi,

@@ -9,6 +9,9 @@
  *                           record, the matching cpuN.aux files, meta.json
  *   capgen --coresight DIR  for tool_export.sh: a CoreSight capture, see
  *                           coresight() below
+ *   capgen --task DIR       for tool_dump.sh: a per-task capture with SWITCH
+ *                           and TASK records and a sideband (cpu0.sb,
+ *                           proc.sb, vdso.so), see task() below
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +21,15 @@
 #include <sys/stat.h>
 
 #include <tracebuf.h>
+
+/* perf_event record types and misc bits (ABI numbers, <linux/perf_event.h>). */
+enum { PERF_LOST = 2, PERF_COMM = 3, PERF_EXIT = 4, PERF_FORK = 7, PERF_MMAP2 = 10,
+       PERF_SWITCH = 14 };
+#define PERF_MISC_USER			2
+#define PERF_MISC_COMM_EXEC		(1U << 13)
+#define PERF_MISC_SWITCH_OUT		(1U << 13)
+#define PERF_MISC_SWITCH_PREEMPT	(1U << 14)
+#define PERF_MISC_BUILD_ID		(1U << 14)
 
 static unsigned char buf[4096];
 static size_t len;
@@ -205,6 +217,170 @@ static int coresight(const char *dir)
 	return 0;
 }
 
+/* ---- the per-task target and its sideband -------------------------------- */
+
+static unsigned char sbuf[2048];
+static size_t slen;
+
+/* A perf record with its sample_id trailer (TID, TIME, CPU). */
+static void sbrec(uint32_t type, uint16_t misc, const void *body, size_t blen, uint32_t pid,
+		  uint32_t tid, uint64_t time, uint32_t cpu)
+{
+	size_t size = (8 + blen + 7) / 8 * 8 + 24;
+	unsigned char *p = sbuf + slen;
+	uint16_t sz = (uint16_t)size;
+	uint32_t ids[2] = { pid, tid }, c[2] = { cpu, 0 };
+
+	memset(p, 0, size);
+	memcpy(p, &type, 4);
+	memcpy(p + 4, &misc, 2);
+	memcpy(p + 6, &sz, 2);
+	if (blen)
+		memcpy(p + 8, body, blen);
+	memcpy(p + size - 24, ids, 8);
+	memcpy(p + size - 16, &time, 8);
+	memcpy(p + size - 8, c, 8);
+	slen += size;
+}
+
+struct mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	union {
+		struct { uint32_t maj, min; uint64_t ino, gen; } f;
+		struct { uint8_t size, r1; uint16_t r2; uint8_t id[20]; } b;
+	} u;
+	uint32_t prot, flags;
+	char name[16];
+} __attribute__((packed));
+
+static void sw(uint32_t cpu, uint64_t time, uint32_t pid, uint32_t tid, uint64_t off,
+	       uint32_t flags)
+{
+	struct tracebuf_rec_switch *w = rec(TRACEBUF_REC_SWITCH, sizeof(*w), cpu, time);
+
+	w->pid = pid;
+	w->tid = tid;
+	w->aux_offset = off;
+	w->flags = flags;
+}
+
+/*
+ * Process 100 on CPU 0: proc.sb says what it was before (a mapping without
+ * a build-id, its comm), its run after its exec (SWITCH IN EXEC, a span,
+ * SWITCH OUT PREEMPT), cpu0.sb what perf saw (COMM exec, MMAP2 with a
+ * build-id, a switch out, a LOST), then a fork (TASK FORK and the perf
+ * FORK), the child's exit (TASK EXIT, perf EXIT).
+ */
+static int task(const char *dir)
+{
+	static const char meta[] =
+		"{\n\"format\": 1,\n\"tool_version\": \"0.1.0\",\n\"module_version\": \"0.1.0\",\n"
+		"\"abi_version\": 1,\n\"backend\": \"intel_pt\",\n\"emulated\": true,\n"
+		"\"page_size\": 4096,\n\"data_size\": 262144,\n\"aux_size\": 1048576,\n"
+		"\"snapshot\": false,\n\"clock\": \"CLOCK_MONOTONIC\",\n"
+		"\"start_ns\": 1000000000,\n\"end_ns\": 1500000000,\n"
+		"\"start_realtime\": 1700000000.000000001,\n\"command\": [\"prog\"],\n"
+		"\"target\": \"task\",\n\"pid\": 100,\n\"inherit\": true,\n"
+		"\"sideband\": {\"format\": \"perf\", \"source\": \"perf_event\", \"partial\": false,\n"
+		"  \"partial_reason\": null, \"clock\": \"CLOCK_MONOTONIC\", \"sample_type\": 134,\n"
+		"  \"files\": [\"cpu0.sb\", \"proc.sb\"],\n"
+		"  \"per_file\": [{\"cpu\": 0, \"records\": 6, \"bytes\": SB0, \"lost\": 2},\n"
+		"    {\"cpu\": null, \"records\": 2, \"bytes\": SB1, \"lost\": 0}],\n"
+		"  \"time_conv\": {\"counter\": \"tsc\", \"time_zero\": 7, \"time_mult\": 1,"
+		" \"time_shift\": 1, \"time_offset\": 0}},\n"
+		"\"vdso\": {\"file\": \"vdso.so\", \"size\": 8, \"source\": \"process\","
+		" \"build_id\": \"0102\"},\n"
+		"\"cpus\": [0],\n\"per_cpu\": {\n"
+		"  \"0\": {\"config\": \"branch=1\", \"generation\": 0, \"caps\": null,\n"
+		"    \"aux_bytes\": 64, \"aux_spans\": 1, \"aux_truncations\": 0,\n"
+		"    \"aux_collisions\": 0, \"aux_padding\": 0, \"records\": 5, \"records_lost\": 0}\n"
+		"},\n\"lost\": true,\n\"complete\": true\n}\n";
+	struct tracebuf_rec_aux *a;
+	struct tracebuf_rec_task *t;
+	struct mmap2 m;
+	struct { uint32_t pid, tid; char comm[8]; } c;
+	struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } fk = { 101, 100, 101, 100, 900 };
+	uint64_t lost[2] = { 5, 2 };
+	char text[sizeof(meta) + 32], *p, *q;
+	unsigned char aux[64];
+	size_t s0;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		perror(dir);
+		return 1;
+	}
+	/* cpu0.data */
+	sw(0, 1000000200, 100, 100, 0, TRACEBUF_SWITCH_F_EXEC);
+	a = rec(TRACEBUF_REC_AUX, sizeof(*a), 0, 1000000400);
+	a->aux_offset = 0;
+	a->aux_size = 64;
+	sw(0, 1000000500, 100, 100, 64, TRACEBUF_SWITCH_F_OUT | TRACEBUF_SWITCH_F_PREEMPT);
+	t = rec(TRACEBUF_REC_TASK, sizeof(*t), 0, 1000000800);
+	t->pid = 101;
+	t->ppid = 100;
+	t->reason = TRACEBUF_TASK_FORK;
+	t = rec(TRACEBUF_REC_TASK, sizeof(*t), 0, 1000001000);
+	t->pid = 101;
+	t->reason = TRACEBUF_TASK_EXIT;
+	put(dir, "cpu0.data", buf, len);
+	memset(aux, 0x55, sizeof(aux));
+	put(dir, "cpu0.aux", aux, sizeof(aux));
+
+	/* cpu0.sb: what perf saw. */
+	c.pid = c.tid = 100;
+	memset(c.comm, 0, sizeof(c.comm));
+	strcpy(c.comm, "prog");
+	sbrec(PERF_COMM, PERF_MISC_COMM_EXEC, &c, sizeof(c), 100, 100, 1000000210, 0);
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = 100;
+	m.addr = 0x400000;
+	m.len = 0x2000;
+	m.pgoff = 0x1000;
+	m.u.b.size = 3;
+	m.u.b.id[0] = 0xab;
+	m.u.b.id[1] = 0xcd;
+	m.u.b.id[2] = 0xef;
+	m.prot = 5;
+	m.flags = 2;
+	strcpy(m.name, "/usr/bin/prog");
+	sbrec(PERF_MMAP2, PERF_MISC_USER | PERF_MISC_BUILD_ID, &m, sizeof(m), 100, 100,
+	      1000000220, 0);
+	sbrec(PERF_SWITCH, PERF_MISC_SWITCH_OUT | PERF_MISC_SWITCH_PREEMPT, NULL, 0, 100, 100,
+	      1000000510, 0);
+	sbrec(PERF_LOST, 0, lost, sizeof(lost), 100, 100, 1000000600, 0);
+	sbrec(PERF_FORK, 0, &fk, sizeof(fk), 101, 101, 1000000810, 0);
+	fk.time = 1000001010;
+	sbrec(PERF_EXIT, 0, &fk, sizeof(fk), 101, 101, 1000001010, 0);
+	put(dir, "cpu0.sb", sbuf, slen);
+	s0 = slen;
+
+	/* proc.sb: the process before the recording (no build-id: dev and inode). */
+	slen = 0;
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = 100;
+	m.addr = 0x500000;
+	m.len = 0x1000;
+	m.u.f.maj = 8;
+	m.u.f.min = 1;
+	m.u.f.ino = 1234;
+	m.prot = 5;
+	m.flags = 2;
+	strcpy(m.name, "/bin/sh");
+	sbrec(PERF_MMAP2, PERF_MISC_USER, &m, sizeof(m), 100, 100, 1000000100, 1);
+	strcpy(c.comm, "sh");
+	sbrec(PERF_COMM, 0, &c, sizeof(c), 100, 100, 1000000100, 1);
+	put(dir, "proc.sb", sbuf, slen);
+	put(dir, "vdso.so", "\177ELFvdso", 8);
+
+	p = strstr(meta, "SB0");
+	q = strstr(meta, "SB1");
+	snprintf(text, sizeof(text), "%.*s%zu%.*s%zu%s", (int)(p - meta), meta, s0,
+		 (int)(q - p - 3), p + 3, slen, q + 3);
+	put(dir, "meta.json", text, strlen(text));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char cfg[] = "branch=1,user=1,tsc=1";
@@ -232,12 +408,14 @@ int main(int argc, char **argv)
 	struct tracebuf_rec_lost *l;
 	const char *dir;
 
+	if (argc == 3 && !strcmp(argv[1], "--task"))
+		return task(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--coresight")) {
 		dir = argv[2];
 	} else if (argc == 2) {
 		dir = argv[1];
 	} else {
-		fprintf(stderr, "usage: capgen [--coresight] DIR\n");
+		fprintf(stderr, "usage: capgen [--coresight | --task] DIR\n");
 		return 2;
 	}
 	if (mkdir(dir, 0777) && errno != EEXIST) {

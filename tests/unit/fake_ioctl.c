@@ -113,8 +113,16 @@ static int fake_setup(const struct tracebuf_setup *setup)
 		return -fake_tb.setup_err;
 	if (setup->size < TRACEBUF_SETUP_SIZE_VER0)
 		return -EINVAL;
-	if (setup->flags || !all_zero(setup->reserved, sizeof(setup->reserved)))
+	if (!all_zero(setup->reserved, sizeof(setup->reserved)) || setup->reserved0)
 		return -EINVAL;
+	/* The per-task target: a pid, INHERIT; the other targets neither. */
+	if (setup->target == TRACEBUF_TARGET_TASK) {
+		if ((setup->flags & ~TRACEBUF_SETUP_F_INHERIT) || setup->pid < 0)
+			return -EINVAL;
+		fake_tb.task_pid = setup->pid;
+	} else if (setup->flags || setup->pid) {
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -15,6 +15,7 @@ struct fake_tb {
 	struct tracebuf_info last_in;	/* the struct as the last call got it */
 
 	unsigned int setup_calls;	/* SETUP calls seen */
+	int task_pid;			/* the last TARGET_TASK SETUP's pid */
 	struct tracebuf_setup last_setup;	/* as the last SETUP got it */
 	unsigned int marker_calls;	/* USER_MARKER calls seen */
 	struct tracebuf_user_marker last_marker; /* as the last one got it */

@@ -20,7 +20,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "fake_ioctl.h"
 
 #include <tracebuf.h>
 
@@ -90,6 +93,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 /* ---- FAKE_TB_PRODUCE ------------------------------------------------------ */
 
 static uint64_t head;		/* producer position in the data ring */
+static uint64_t mono;		/* CLOCK_MONOTONIC at ENABLE: the records' time */
 
 static void *record(struct tracebuf_ctl *ctl, uint16_t type, size_t size)
 {
@@ -101,7 +105,7 @@ static void *record(struct tracebuf_ctl *ctl, uint16_t type, size_t size)
 	r->hdr.size = (__u32)size;
 	r->hdr.type = type;
 	r->cpu = 0;
-	r->time = 1000 + head;
+	r->time = mono + head;
 	r->commit = tracebuf_commit_tag(head);
 	head += size;
 	return r;
@@ -121,10 +125,12 @@ static void span(struct tracebuf_ctl *ctl, unsigned char *aux, size_t aux_len, _
 }
 
 /*
- * CPU 0's session (any other: nothing): a span, a LOST record (3 records),
+ * CPU 0's session (any other: nothing): with the per-task target, a
+ * SWITCH IN flagged EXEC of the traced process first; a span, a LOST record (3 records),
  * a LOST AUX_OVERRUN (100 bytes, a lower bound), 100 bytes published
  * without a record, a TRUNCATED span, a marker and a record of a type the
- * tool does not know. 5000 AUX bytes in the capture.
+ * tool does not know (per-task: its SWITCH OUT and a TASK FORK of pid + 1).
+ * 5000 AUX bytes in the capture.
  */
 void fake_tb_produce(int fd);
 void fake_tb_produce(int fd)
@@ -134,9 +140,20 @@ void fake_tb_produce(int fd)
 	size_t aux_len = maps[fd < FAKE_FDS && fd >= 0 ? fd : 0].aux_len;
 	struct tracebuf_rec_lost *l;
 	struct tracebuf_rec_user *u;
+	struct tracebuf_rec_switch *sw;
+	struct tracebuf_rec_task *tk;
+	struct timespec ts;
 
 	if (!getenv("FAKE_TB_PRODUCE") || !ctl || !aux || aux_len < 8192 || head)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	mono = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (fake_tb.task_pid) {
+		/* The per-task target: the process's run after its exec, its bytes. */
+		sw = record(ctl, TRACEBUF_REC_SWITCH, sizeof(*sw));
+		sw->pid = sw->tid = (__u32)fake_tb.task_pid;
+		sw->flags = TRACEBUF_SWITCH_F_EXEC;
+	}
 	span(ctl, aux, aux_len, 0, 3000, 0);
 	l = record(ctl, TRACEBUF_REC_LOST, sizeof(*l));
 	l->reason = TRACEBUF_LOST_RING_FULL;
@@ -151,6 +168,16 @@ void fake_tb_produce(int fd)
 	u->len = 5;
 	memcpy(u + 1, "hello", 5);
 	record(ctl, 0x7f01, 40);
+	if (fake_tb.task_pid) {
+		sw = record(ctl, TRACEBUF_REC_SWITCH, sizeof(*sw));
+		sw->aux_offset = 5100;
+		sw->pid = sw->tid = (__u32)fake_tb.task_pid;
+		sw->flags = TRACEBUF_SWITCH_F_OUT;
+		tk = record(ctl, TRACEBUF_REC_TASK, sizeof(*tk));
+		tk->pid = (__u32)fake_tb.task_pid + 1;
+		tk->ppid = (__u32)fake_tb.task_pid;
+		tk->reason = TRACEBUF_TASK_FORK;
+	}
 	__atomic_store_n(&ctl->aux_head, 5100, __ATOMIC_RELEASE);
 	__atomic_store_n(&ctl->data_head, head, __ATOMIC_RELEASE);
 }

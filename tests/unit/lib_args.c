@@ -99,6 +99,34 @@ static void check_typed_views(void)
 	u.r.hdr.type = TRACEBUF_REC_ITRACE_START;
 	u.r.hdr.size = sizeof(struct tracebuf_rec_itrace_start);
 	CHECK(tracebuf_as_itrace_start(&u.r) != NULL);
+	CHECK(tracebuf_as_switch(&u.r) == NULL && tracebuf_as_task(&u.r) == NULL);
+
+	/* The per-task target's records. */
+	u.r.hdr.type = TRACEBUF_REC_SWITCH;
+	u.r.hdr.size = sizeof(struct tracebuf_rec_switch);
+	CHECK(tracebuf_as_switch(&u.r) == (const void *)&u);
+	CHECK(tracebuf_as_task(&u.r) == NULL && tracebuf_as_aux(&u.r) == NULL);
+	u.r.hdr.size = sizeof(struct tracebuf_rec_switch) - 8;	/* too short */
+	CHECK(tracebuf_as_switch(&u.r) == NULL);
+	u.r.hdr.type = TRACEBUF_REC_TASK;
+	u.r.hdr.size = sizeof(struct tracebuf_rec_task);
+	CHECK(tracebuf_as_task(&u.r) == (const void *)&u);
+	CHECK(tracebuf_as_switch(&u.r) == NULL && tracebuf_as_lost(&u.r) == NULL);
+	u.r.hdr.size = sizeof(struct tracebuf_rec_task) - 8;
+	CHECK(tracebuf_as_task(&u.r) == NULL);
+	CHECK(tracebuf_as_switch(NULL) == NULL && tracebuf_as_task(NULL) == NULL);
+
+	/* Type names, the kernel's and perf's. */
+	CHECK(!strcmp(tracebuf_rec_type_name(TRACEBUF_REC_SWITCH), "switch"));
+	CHECK(!strcmp(tracebuf_rec_type_name(TRACEBUF_REC_TASK), "task"));
+	CHECK(!strcmp(tracebuf_rec_type_name(9), "unknown"));
+	CHECK(!strcmp(tracebuf_sb_type_name(10), "mmap2"));
+	CHECK(!strcmp(tracebuf_sb_type_name(3), "comm"));
+	CHECK(!strcmp(tracebuf_sb_type_name(14), "switch"));
+	CHECK(!strcmp(tracebuf_sb_type_name(21), "aux_output_hw_id"));
+	CHECK(!strcmp(tracebuf_sb_type_name(0), "unknown"));
+	CHECK(!strcmp(tracebuf_sb_type_name(22), "unknown"));
+	CHECK(!strcmp(tracebuf_sb_type_name(~0U), "unknown"));
 }
 
 static void check_open_missing(void)
@@ -458,7 +486,9 @@ static void check_names(void)
 	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_TEST), "test") == 0);
 	CHECK(strcmp(tracebuf_rec_type_name(0), "unknown") == 0);
 	CHECK(strcmp(tracebuf_rec_type_name(TRACEBUF_REC_ETM), "etm") == 0);
-	CHECK(strcmp(tracebuf_rec_type_name(7), "unknown") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(7), "switch") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(8), "task") == 0);
+	CHECK(strcmp(tracebuf_rec_type_name(9), "unknown") == 0);
 	CHECK(strcmp(tracebuf_rec_type_name(~0U), "unknown") == 0);
 }
 

@@ -86,7 +86,7 @@ static void fresh(void)
 {
 	static const char *const names[] = {
 		"meta.json", "cpu0.data", "cpu0.aux", "cpu1.data", "cpu1.aux",
-		"cpu2.data", "cpu2.aux",
+		"cpu2.data", "cpu2.aux", "cpu0.sb", "cpu1.sb", "proc.sb", "x.sb", "vdso.so",
 	};
 	size_t i;
 
@@ -320,7 +320,7 @@ static void test_good(void)
 		it = (void *)1;
 		CHECK_EQ(tracebuf_capture_iter_new(cap, &io, &it), -ENOENT);
 		CHECK(it == NULL);
-		io.flags = 4;
+		io.flags = 1U << 7;
 		CHECK_EQ(tracebuf_capture_iter_new(cap, &io, &it), -EINVAL);
 	}
 	/* Size-prefixed options: older (smaller), newer (zero tail), newer (not zero). */
@@ -378,6 +378,28 @@ static void meta_edit(const char *from, const char *to)
 	char *p;
 
 	write_good();
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	f = fopen(path, "r");
+	n = f ? fread(meta, 1, sizeof(meta) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	meta[n] = 0;
+	p = strstr(meta, from);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(p - meta), meta, to, p + strlen(from));
+	put_str("meta.json", out);
+}
+
+/* The meta.json there now, its first 'from' replaced by 'to'. */
+static void meta_edit_in_place(const char *from, const char *to)
+{
+	char path[8192], meta[8192], out[8192];
+	FILE *f;
+	size_t n;
+	char *p;
+
 	snprintf(path, sizeof(path), "%s/meta.json", dir);
 	f = fopen(path, "r");
 	n = f ? fread(meta, 1, sizeof(meta) - 1, f) : 0;
@@ -572,6 +594,281 @@ static void test_checks(void)
 	CHECK_EQ(tracebuf_capture_complete(NULL), -EINVAL);
 }
 
+/* ---- the sideband ---------------------------------------------------------- */
+
+/* perf's record types and sample_id bits, by their ABI numbers. */
+enum { P_LOST = 2, P_COMM = 3, P_FORK = 7, P_MMAP2 = 10, P_SWITCH = 14 };
+#define SB_TYPE		((1U << 1) | (1U << 2) | (1U << 7))	/* TID | TIME | CPU */
+
+/* A perf record with its sample_id trailer (pid, tid; time; cpu, 0). */
+static void sbrec(struct file *f, uint32_t type, uint16_t misc, const void *body, size_t blen,
+		  uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
+{
+	size_t size = (8 + blen + 7) / 8 * 8 + 24;
+	unsigned char *p = f->buf + f->len;
+	uint16_t sz = (uint16_t)size;
+	uint32_t ids[2] = { pid, tid }, c[2] = { cpu, 0 };
+
+	memset(p, 0, size);
+	memcpy(p, &type, 4);
+	memcpy(p + 4, &misc, 2);
+	memcpy(p + 6, &sz, 2);
+	if (blen)
+		memcpy(p + 8, body, blen);
+	memcpy(p + size - 24, ids, 8);
+	memcpy(p + size - 16, &time, 8);
+	memcpy(p + size - 8, c, 8);
+	f->len += size;
+}
+
+static const char sb_meta[] =
+	"\"sideband\": {\"format\": \"perf\", \"source\": \"perf_event\", \"sample_type\": 134,\n"
+	"  \"files\": [\"cpu0.sb\", \"cpu1.sb\", \"proc.sb\"],\n"
+	"  \"per_file\": [{\"cpu\": 0, \"records\": 2, \"bytes\": 136, \"lost\": 0},\n"
+	"    {\"cpu\": 1, \"records\": 1, \"bytes\": 48, \"lost\": 3},\n"
+	"    {\"cpu\": null, \"records\": 2, \"bytes\": 104, \"lost\": 0}]},\n"
+	" \"vdso\": {\"file\": \"vdso.so\", \"size\": 5},\n"
+	" \"lost\": true";
+
+/* The good capture, and a sideband: cpu0.sb, cpu1.sb (a LOST), proc.sb. */
+static void write_good_sb(void)
+{
+	static struct file s0, s1, sp;
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint8_t bid_size, r1;
+		uint16_t r2;
+		uint8_t bid[20];
+		uint32_t prot, flags;
+		char name[8];
+	} __attribute__((packed)) m;
+	struct { uint32_t pid, tid; char comm[8]; } c = { 7, 7, "prog" };
+	struct { uint32_t pid, ppid, tid, ptid; uint64_t time; } fk = { 8, 7, 8, 7, 600 };
+	uint64_t lost[2] = { 1, 3 };
+	char path[8192], meta[4096], out[8192];
+	FILE *f;
+	size_t n;
+	char *p;
+
+	write_good();
+	memset(&s0, 0, sizeof(s0));
+	memset(&s1, 0, sizeof(s1));
+	memset(&sp, 0, sizeof(sp));
+	memset(&m, 0, sizeof(m));
+	m.pid = m.tid = 7;
+	m.addr = 0x400000;
+	m.len = 0x1000;
+	m.bid_size = 20;
+	m.bid[0] = 0xab;
+	m.prot = 5;
+	m.flags = 2;
+	strcpy(m.name, "/bin/x");
+	sbrec(&s0, P_MMAP2, 0x4002, &m, sizeof(m), 7, 7, 150, 0);	/* 8+72->80, +24 */
+	sbrec(&s0, P_SWITCH, 0x2000, NULL, 0, 7, 7, 350, 0);		/* 8+24 */
+	sbrec(&s1, P_LOST, 0, lost, sizeof(lost), 7, 7, 260, 1);	/* 8+16+24 */
+	sbrec(&sp, P_COMM, 0x2000, &c, sizeof(c), 7, 7, 50, 1);		/* 8+16+24 */
+	sbrec(&sp, P_FORK, 0, &fk, sizeof(fk), 8, 8, 600, 1);		/* 8+24+24 */
+	put("cpu0.sb", s0.buf, s0.len);
+	put("cpu1.sb", s1.buf, s1.len);
+	put("proc.sb", sp.buf, sp.len);
+	put("vdso.so", "\177ELF!", 5);
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	f = fopen(path, "r");
+	n = f ? fread(meta, 1, sizeof(meta) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	meta[n] = 0;
+	p = strstr(meta, "\"lost\": true");
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(p - meta), meta, sb_meta,
+		 p + strlen("\"lost\": true"));
+	put_str("meta.json", out);
+}
+
+/* The capture of write_good_sb() with meta.json's first 'from' replaced by 'to'. */
+static void sb_edit(const char *from, const char *to)
+{
+	char path[8192], meta[8192], out[8192];
+	FILE *f;
+	size_t n;
+	char *p;
+
+	write_good_sb();
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	f = fopen(path, "r");
+	n = f ? fread(meta, 1, sizeof(meta) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	meta[n] = 0;
+	p = strstr(meta, from);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(p - meta), meta, to, p + strlen(from));
+	put_str("meta.json", out);
+}
+
+static void sb_refused(const char *msg)
+{
+	refused(-EBADMSG, msg);
+}
+
+static void test_sideband(void)
+{
+	static const uint64_t want[] = { 50, 100, 150, 200, 250, 260, 300, 310, 350, 400, 500,
+					 600, 600 };
+	struct tracebuf_capture_iter_opts io = { .sz = sizeof(io) };
+	struct tracebuf_capture *cap = NULL;
+	struct tracebuf_capture_iter *it;
+	const struct tracebuf_capture_rec *cr;
+	static struct file f;
+	unsigned int n = 0, nsb = 0;
+	uint64_t t;
+
+	write_good_sb();
+	CHECK_EQ(open_cap(0, 0, &cap), 0);
+	CHECK_EQ(nproblems, 0);
+	if (nproblems)
+		fprintf(stderr, "  %s\n", problems[0]);
+	if (!cap)
+		return;
+	/* Without the flag: the data records only, as before. */
+	CHECK_EQ(tracebuf_capture_iter_new(cap, NULL, &it), 0);
+	while (tracebuf_capture_next(it, &cr) > 0) {
+		CHECK(cr->r != NULL && cr->sb == NULL);
+		n++;
+	}
+	CHECK_EQ(n, 8);
+	tracebuf_capture_iter_free(it);
+
+	/* Merged by time with the sideband; a tie goes to the data record. */
+	io.flags = TRACEBUF_ITER_SIDEBAND;
+	CHECK_EQ(tracebuf_capture_iter_new(cap, &io, &it), 0);
+	for (n = 0; tracebuf_capture_next(it, &cr) > 0; n++) {
+		const struct tracebuf_sb_rec *sb = cr->sb;
+
+		t = sb ? sb->time : cr->r->time;
+		CHECK(n < 13 && t == want[n]);
+		CHECK((sb == NULL) == (cr->r != NULL));
+		if (!sb)
+			continue;
+		nsb++;
+		CHECK(sb->fields == (TRACEBUF_SB_F_TID | TRACEBUF_SB_F_TIME | TRACEBUF_SB_F_CPU));
+		CHECK(sb->pid == (t == 600 ? 8u : 7u));
+		CHECK(sb->data == (const unsigned char *)sb->body - 8);
+		if (t == 150) {
+			CHECK(!strcmp(cr->file, "cpu0.sb") && cr->cpu == 0 && cr->stream == 0);
+			CHECK(sb->type == P_MMAP2 && sb->misc == 0x4002 && sb->size == 104);
+			CHECK(sb->body_size == 72 && sb->cpu == 0 && cr->offset == 0);
+			CHECK(!strcmp((const char *)sb->body + 64, "/bin/x"));
+			CHECK(!strcmp(tracebuf_sb_type_name(sb->type), "mmap2"));
+		} else if (t == 260) {
+			CHECK(!strcmp(cr->file, "cpu1.sb") && cr->cpu == 1 && cr->stream == 1);
+			CHECK(sb->type == P_LOST && sb->body_size == 16);
+		} else if (t == 350) {
+			CHECK(sb->type == P_SWITCH && sb->body_size == 0 && cr->offset == 104);
+		} else if (t == 50 || t == 600) {
+			CHECK(!strcmp(cr->file, "proc.sb") && cr->stream == 2);
+			CHECK_EQ(cr->cpu, TRACEBUF_CAPTURE_NO_CPU);
+			CHECK(sb->type == (t == 50 ? P_COMM : P_FORK) && sb->cpu == 1);
+		}
+		if (t == 600)
+			CHECK(n == 12);		/* after the AUX record of the same time */
+	}
+	CHECK_EQ(n, 13);
+	CHECK_EQ(nsb, 5);
+	tracebuf_capture_iter_free(it);
+
+	/* The sideband alone; one CPU's records and sideband file. */
+	io.flags = TRACEBUF_ITER_SIDEBAND_ONLY;
+	CHECK_EQ(tracebuf_capture_iter_new(cap, &io, &it), 0);
+	for (n = 0; tracebuf_capture_next(it, &cr) > 0; n++)
+		CHECK(cr->sb != NULL && cr->r == NULL);
+	CHECK_EQ(n, 5);
+	tracebuf_capture_iter_free(it);
+	io.flags = TRACEBUF_ITER_SIDEBAND | TRACEBUF_ITER_ONE_CPU;
+	io.cpu = 1;
+	CHECK_EQ(tracebuf_capture_iter_new(cap, &io, &it), 0);
+	for (n = 0; tracebuf_capture_next(it, &cr) > 0; n++)
+		CHECK(cr->cpu == 1 && (cr->r ? cr->r->time == 250 : cr->sb->time == 260));
+	CHECK_EQ(n, 2);
+	tracebuf_capture_iter_free(it);
+	io.flags = TRACEBUF_ITER_SIDEBAND_ONLY | TRACEBUF_ITER_ONE_CPU;
+	io.cpu = 5;
+	CHECK_EQ(tracebuf_capture_iter_new(cap, &io, &it), -ENOENT);
+	tracebuf_capture_close(cap);
+
+	/* A capture without "sideband": the flag finds nothing more. */
+	write_good();
+	CHECK_EQ(open_cap(0, 0, &cap), 0);
+	io.flags = TRACEBUF_ITER_SIDEBAND_ONLY;
+	CHECK_EQ(tracebuf_capture_iter_new(cap, &io, &it), 0);
+	CHECK_EQ(tracebuf_capture_next(it, &cr), 0);
+	tracebuf_capture_iter_free(it);
+	tracebuf_capture_close(cap);
+
+	/* The checks. */
+	sb_edit("\"records\": 2, \"bytes\": 136", "\"records\": 3, \"bytes\": 136");
+	sb_refused("\"per_file\" of cpu0.sb: \"records\" is 3, the file holds 2");
+	sb_edit("\"bytes\": 48", "\"bytes\": 40");
+	sb_refused("\"per_file\" of cpu1.sb: \"bytes\" is 40, the file holds 48");
+	sb_edit("\"lost\": 3}", "\"lost\": 0}");
+	sb_refused("\"per_file\" of cpu1.sb: \"lost\" is 0, the file holds 3");
+	sb_edit("\"per_file\": [{\"cpu\": 0, \"records\": 2, \"bytes\": 136, \"lost\": 0},",
+		"\"per_file\": [");
+	sb_refused("\"per_file\" has no object for proc.sb (entry 2)");
+	sb_edit("\"cpu1.sb\", \"proc.sb\"", "\"cpu1.sb\", \"../proc.sb\"");
+	sb_refused("\"files\" entry 2 is not the name of a file of the capture");
+	sb_edit("\"cpu1.sb\", \"proc.sb\"", "\"cpu1.sb\", \"cpu1.sb\"");
+	sb_refused("\"sideband\": cpu1.sb is listed twice");
+	sb_edit("\"sample_type\": 134", "\"sample_type\": \"x\"");
+	sb_refused("\"sample_type\" is missing or not a number");
+	/* sample_type with IDENTIFIER too: a SWITCH (a trailer only) is short of it. */
+	sb_edit("\"sample_type\": 134", "\"sample_type\": 65670");
+	sb_refused("cpu0.sb: record at byte offset 104 (type 14, 32 bytes) is too short");
+	/* Files: missing, cut, unlisted; the vDSO's copy. */
+	write_good_sb();
+	rm("proc.sb");
+	sb_refused("proc.sb: No such file or directory");
+	write_good_sb();
+	memset(&f, 0, sizeof(f));
+	sbrec(&f, P_COMM, 0, "abcdefgh", 8, 1, 1, 1, 0);
+	put("proc.sb", f.buf, f.len - 8);
+	sb_refused("proc.sb: a record size (40) that does not fit at byte offset 0 of 32");
+	write_good_sb();
+	put("x.sb", "", 0);
+	sb_refused("x.sb is not in meta.json's \"sideband\" \"files\"");
+	write_good_sb();
+	put("vdso.so", "\177EL", 3);
+	sb_refused("vdso.so has 3 bytes, meta.json says 5");
+	write_good_sb();
+	rm("vdso.so");
+	sb_refused("vdso.so: No such file or directory");
+	/* The per-task target's records: too short for their structs. */
+	write_good_sb();
+	memset(&f, 0, sizeof(f));
+	rec(&f, TRACEBUF_REC_SWITCH, 40, 1, 1);
+	put("cpu1.data", f.buf, f.len);
+	sb_refused("cpu1.data: SWITCH record at byte offset 0 is too short (40 bytes)");
+	write_good_sb();
+	memset(&f, 0, sizeof(f));
+	rec(&f, TRACEBUF_REC_TASK, 32, 1, 1);
+	put("cpu1.data", f.buf, f.len);
+	sb_refused("cpu1.data: TASK record at byte offset 0 is too short (32 bytes)");
+	/* per_file is optional (a reader that counts nothing still reads). */
+	sb_edit("\"per_file\"", "\"per_file_not\"");
+	CHECK_EQ(open_cap(0, 0, &cap), 0);
+	tracebuf_capture_close(cap);
+	/* An interrupted recording: the counts are not compared. */
+	sb_edit("\"records\": 2, \"bytes\": 136", "\"records\": 9, \"bytes\": 136");
+	meta_edit_in_place("\"complete\": true", "\"complete\": false");
+	CHECK_EQ(open_cap(0, 0, &cap), 0);
+	tracebuf_capture_close(cap);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -583,5 +880,6 @@ int main(int argc, char **argv)
 	test_good();
 	test_json();
 	test_checks();
+	test_sideband();
 	return check_done();
 }

@@ -31,13 +31,19 @@ static void check_setup(void)
 	FIELD(tracebuf_setup, aux_watermark, 40, 8);
 	FIELD(tracebuf_setup, data_size, 48, 8);
 	FIELD(tracebuf_setup, backend, 56, 16);
-	FIELD(tracebuf_setup, reserved, 72, 32);
+	/* pid and reserved0 were reserved[0] before TARGET_TASK. */
+	FIELD(tracebuf_setup, pid, 72, 4);
+	FIELD(tracebuf_setup, reserved0, 76, 4);
+	FIELD(tracebuf_setup, reserved, 80, 24);
 	CHECK_EQ(sizeof(struct tracebuf_setup), 104);
 	CHECK_EQ(TRACEBUF_SETUP_SIZE_VER0, 104);
 	CHECK_EQ(TRACEBUF_SETUP_SIZE_VER0, sizeof(struct tracebuf_setup));
 
 	CHECK_EQ(TRACEBUF_TARGET_CPU, 1);
 	CHECK_EQ(TRACEBUF_TARGET_CPUSET, 2);
+	CHECK_EQ(TRACEBUF_TARGET_TASK, 3);
+	CHECK_EQ(TRACEBUF_SETUP_F_NO_TIME, 1);
+	CHECK_EQ(TRACEBUF_SETUP_F_INHERIT, 2);
 	CHECK(strcmp(TRACEBUF_BACKEND_AUTO, "auto") == 0);
 	CHECK(strcmp(TRACEBUF_BACKEND_DATA, "none") == 0);
 	CHECK_EQ(TRACEBUF_DATA_SIZE_MAX, 1ULL << 30);
@@ -106,6 +112,30 @@ static void check_records(void)
 	FIELD(tracebuf_rec_itrace_start, tid, 28, 4);
 	CHECK_EQ(sizeof(struct tracebuf_rec_itrace_start), 32);
 
+	FIELD(tracebuf_rec_switch, r, 0, 24);
+	FIELD(tracebuf_rec_switch, aux_offset, 24, 8);
+	FIELD(tracebuf_rec_switch, pid, 32, 4);
+	FIELD(tracebuf_rec_switch, tid, 36, 4);
+	FIELD(tracebuf_rec_switch, flags, 40, 4);
+	FIELD(tracebuf_rec_switch, reserved, 44, 4);
+	CHECK_EQ(sizeof(struct tracebuf_rec_switch), 48);
+	CHECK_EQ(TRACEBUF_SWITCH_F_OUT, 1);
+	CHECK_EQ(TRACEBUF_SWITCH_F_PREEMPT, 2);
+	CHECK_EQ(TRACEBUF_SWITCH_F_EXEC, 4);
+	CHECK_EQ(TRACEBUF_SWITCH_F_BUSY, 8);
+	CHECK_EQ(TRACEBUF_SWITCH_F_EXIT, 16);
+
+	FIELD(tracebuf_rec_task, r, 0, 24);
+	FIELD(tracebuf_rec_task, pid, 24, 4);
+	FIELD(tracebuf_rec_task, ppid, 28, 4);
+	FIELD(tracebuf_rec_task, reason, 32, 4);
+	FIELD(tracebuf_rec_task, reserved, 36, 4);
+	CHECK_EQ(sizeof(struct tracebuf_rec_task), 40);
+	CHECK_EQ(TRACEBUF_TASK_FORK, 1);
+	CHECK_EQ(TRACEBUF_TASK_EXIT, 2);
+	CHECK_EQ(TRACEBUF_TASK_EXEC_PRIV, 3);
+	CHECK_EQ(TRACEBUF_TASK_FORK_NOMEM, 4);
+
 	FIELD(tracebuf_rec_config, r, 0, 24);
 	FIELD(tracebuf_rec_config, generation, 24, 8);
 	FIELD(tracebuf_rec_config, changed, 32, 4);
@@ -130,6 +160,8 @@ static void check_records(void)
 	CHECK_EQ(sizeof(struct tracebuf_rec_aux) % 8, 0);
 	CHECK_EQ(sizeof(struct tracebuf_rec_itrace_start) % 8, 0);
 	CHECK_EQ(sizeof(struct tracebuf_rec_config) % 8, 0);
+	CHECK_EQ(sizeof(struct tracebuf_rec_switch) % 8, 0);
+	CHECK_EQ(sizeof(struct tracebuf_rec_task) % 8, 0);
 	CHECK_EQ(sizeof(struct tracebuf_rec_user) % 8, 0);
 	CHECK_EQ(sizeof(struct tracebuf_rec_test) % 8, 0);
 
@@ -138,6 +170,8 @@ static void check_records(void)
 	CHECK_EQ(TRACEBUF_REC_ITRACE_START, 3);
 	CHECK_EQ(TRACEBUF_REC_CONFIG, 4);
 	CHECK_EQ(TRACEBUF_REC_USER, 5);
+	CHECK_EQ(TRACEBUF_REC_SWITCH, 7);
+	CHECK_EQ(TRACEBUF_REC_TASK, 8);
 	CHECK_EQ(TRACEBUF_REC_TEST, 0x7f00);
 	CHECK_EQ(TRACEBUF_REC_F_DISCARD, 1);
 	CHECK_EQ(TRACEBUF_LOST_RING_FULL, 1);

@@ -63,13 +63,13 @@ expect 1 "modprobe tracebuf" TRACEBUF_DEVICE=/nonexistent config --check branch 
 expect 1 "not a tracebuf device" TRACEBUF_DEVICE=/dev/null config --list
 expect 1 "not a tracebuf device" TRACEBUF_DEVICE=/dev/null config --check branch
 # record: options and their errors (nothing reaches the device).
-expect 0 "record \[-a | -C CPULIST\]" - help
+expect 0 "record \[-a | -C CPULIST | -p PID\]" - help
 expect 0 "dump DIR \[--json\] \[--cpu N\]" - help
 expect 0 "Usage: tracebuf record" - record --help
 expect 0 "Usage: tracebuf dump" - dump --help
 expect 2 "unknown option '--bogus'" - record --bogus
 expect 2 "unknown option '-x'" - record -x
-for opt in -C -b -c -o --data-size --aux-size --duration; do
+for opt in -C -b -c -o --data-size --aux-size --duration -p --pid --sideband; do
 	expect 2 "missing argument for option '$opt'" - record "$opt"
 done
 expect 2 "invalid --aux-size (not a power of two) '3K'" - record --aux-size 3K
@@ -96,9 +96,19 @@ expect 2 "invalid backend name '0123456789abcdef'" - record -b 0123456789abcdef
 expect 2 "invalid configuration string ''" - record -c ''
 expect 2 "unexpected argument (a command goes after '--') 'ls'" - record ls
 expect 2 "missing command after '--'" - record -C 0 --
+expect 2 "-p traces a process on every CPU; -a and -C trace CPUs '-p'" - record -p 1 -a
+expect 2 "-p traces a process on every CPU; -a and -C trace CPUs '-p'" - record -C 0 -p 1
+expect 2 "-p and a command exclude each other '-p'" - record -p 1 -- true
+expect 2 "invalid process ID '0'" - record -p 0
+expect 2 "invalid process ID '-3'" - record -p -3
+expect 2 "invalid process ID '12x'" - record --pid 12x
+expect 2 "--no-inherit is for -p or a command without -a or -C '--no-inherit'" - record --no-inherit
+expect 2 "--no-inherit is for -p or a command without -a or -C '--no-inherit'" - record --no-inherit -a -- true
+expect 2 "invalid --sideband (auto, perf, proc or none) 'all'" - record --sideband all
 # Valid command lines reach the device: exit 1 with the open error.
 for args in "-C 0" "-a" "-C 0,2-3 --aux-size 4M --data-size 64K" "--duration 1.5" \
-	"--duration 500ms" "-d 2s -q --allow-loss" "--snapshot -- true" "-b intel_pt -c cyc=1 -- sh -c exit"; do
+	"--duration 500ms" "-d 2s -q --allow-loss" "--snapshot -- true" "-b intel_pt -c cyc=1 -- sh -c exit" \
+	"-- true" "--no-inherit --sideband proc -- true" "-p 1" "--sideband none -a"; do
 	# shellcheck disable=SC2086
 	expect 1 "^tracebuf: cannot open /nonexistent: .*modprobe tracebuf" \
 		TRACEBUF_DEVICE=/nonexistent record -o "$t/never" $args

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# 'tracebuf dump' on synthetic captures (capgen.c, Intel PT and CoreSight):
-# the text and NDJSON output, --cpu, and the errors for corrupt, truncated
-# and missing files.
+# 'tracebuf dump' on synthetic captures (capgen.c, Intel PT, CoreSight and a
+# per-task capture with a sideband): the text and NDJSON output, --cpu, and
+# the errors for corrupt, truncated and missing files.
 #   tool_dump.sh TRACEBUF CAPGEN TMPDIR
 set -u
 tool=$1 capgen=$2 t=$3
@@ -106,6 +106,55 @@ assert e["trcidr"] == [0x28000ea1, 0x4100f421, 0x488, 0xd7b0004, 0x11170004, 0x2
 lost = [x for x in recs if x["type"] == "lost"]
 assert [(x["count"], x["reason"], x["flags"]) for x in lost] == \
     [(2, "ring_full", []), (8192, "aux_overrun", ["AT_LEAST"])], lost
+PY
+fi
+
+# The per-task target: SWITCH and TASK records, the sideband among them by time.
+rm -rf "$t/task"
+"$capgen" --task "$t/task" || exit 1
+run 0 dump "$t/task"
+has "$t/out" "^# target: process 100 and the processes it forked$"
+has "$t/out" "^# sideband: from perf_event, 2 files, 8 records, 2 lost$"
+has "$t/out" "^# vdso: vdso.so, build-id 0102, from the process$"
+has "$t/out" "^ +0 cpu 1 +PERF_MMAP2 +pid=100 tid=100 addr=0x500000 len=0x1000 pgoff=0x0 r-xp dev=8:1 ino=1234 path=\"/bin/sh\" file=proc.sb$"
+has "$t/out" "^ +0 cpu 1 +PERF_COMM +pid=100 tid=100 comm=\"sh\" file=proc.sb$"
+has "$t/out" "^ +100 cpu 0 +SWITCH +pid=100 tid=100 aux_offset=0x0 flags=IN\|EXEC$"
+has "$t/out" "^ +110 cpu 0 +PERF_COMM +pid=100 tid=100 exec comm=\"prog\"$"
+has "$t/out" "^ +120 cpu 0 +PERF_MMAP2 +pid=100 tid=100 addr=0x400000 len=0x2000 pgoff=0x1000 r-xp build_id=abcdef path=\"/usr/bin/prog\"$"
+has "$t/out" "^ +400 cpu 0 +SWITCH +pid=100 tid=100 aux_offset=0x40 flags=OUT\|PREEMPT$"
+has "$t/out" "^ +410 cpu 0 +PERF_SWITCH +out preempt pid=100 tid=100$"
+has "$t/out" "^ +500 cpu 0 +PERF_LOST +id=5 lost=2$"
+has "$t/out" "^ +700 cpu 0 +TASK +pid=101 ppid=100 reason=fork$"
+has "$t/out" "^ +710 cpu 0 +PERF_FORK +pid=101 ppid=100 tid=101 ptid=100$"
+has "$t/out" "^ +900 cpu 0 +TASK +pid=101 ppid=0 reason=exit$"
+has "$t/out" "^ +910 cpu 0 +PERF_EXIT +pid=101 ppid=100 tid=101 ptid=100$"
+[ "$(grep -c -v '^#' "$t/out")" = 13 ] || { echo "expected 13 records"; cat "$t/out"; fail=1; }
+grep -v '^#' "$t/out" | awk '{ print $1 }' >"$t/times"
+sort -n "$t/times" | cmp -s - "$t/times" || { echo "task: records not in time order"; fail=1; }
+run 0 dump --cpu 0 "$t/task"
+[ "$(grep -c -v '^#' "$t/out")" = 11 ] || { echo "--cpu 0: expected 11 records (no proc.sb)"; cat "$t/out"; fail=1; }
+run 0 dump --json "$t/task"
+if command -v python3 >/dev/null; then
+	python3 - "$t/out" <<'PY' || fail=1
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs[0]["meta"]["sideband"]["files"] == ["cpu0.sb", "proc.sb"], recs[0]
+r = recs[1:]
+assert [x["type"] for x in r] == ["perf_mmap2", "perf_comm", "switch", "perf_comm", "perf_mmap2",
+                                  "aux", "switch", "perf_switch", "perf_lost", "task",
+                                  "perf_fork", "task", "perf_exit"], [x["type"] for x in r]
+assert r[0]["file"] == "proc.sb" and r[0]["maj"] == 8 and r[0]["ino"] == 1234, r[0]
+assert r[0]["path"] == "/bin/sh" and r[0]["prot"] == 5 and r[0]["addr"] == 0x500000, r[0]
+assert r[2]["flags"] == ["IN", "EXEC"] and r[2]["pid"] == 100 and r[2]["aux_offset"] == 0, r[2]
+assert r[3]["exec"] is True and r[3]["comm"] == "prog" and r[3]["file"] == "cpu0.sb", r[3]
+assert r[4]["build_id"] == "abcdef" and r[4]["pgoff"] == 0x1000, r[4]
+assert r[4]["sample_pid"] == 100 and r[4]["abs_time"] == 1000000220, r[4]
+assert r[6]["flags"] == ["OUT", "PREEMPT"] and r[6]["aux_offset"] == 64, r[6]
+assert r[7]["out"] is True and r[7]["preempt"] is True, r[7]
+assert r[8]["lost"] == 2, r[8]
+assert r[9]["reason"] == "fork" and r[9]["ppid"] == 100 and r[9]["pid"] == 101, r[9]
+assert r[10]["ppid"] == 100 and r[10]["pid"] == 101, r[10]
+assert r[11]["reason"] == "exit", r[11]
 PY
 fi
 

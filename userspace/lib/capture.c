@@ -33,6 +33,24 @@
 #define TB_META_MAX		(64U << 20)	/* a meta.json larger than this is not ours */
 /* CPU numbers: large enough for any machine, small enough to list. */
 #define TB_MAX_CPU		65536
+#define TB_SB_NAME_MAX		63	/* a sideband file's name */
+#define TB_SB_MAX_FILES		4096
+
+/*
+ * perf_event_attr.sample_type bits that make up the sample_id trailer of
+ * a record other than PERF_RECORD_SAMPLE (sample_id_all), in the order
+ * the kernel writes them (__perf_event_header__init_id() and
+ * perf_event__output_id_sample(), kernel/events/core.c), and the record
+ * types this file reads, by their ABI numbers (<linux/perf_event.h>).
+ */
+#define TB_SAMPLE_TID		(1ULL << 1)
+#define TB_SAMPLE_TIME		(1ULL << 2)
+#define TB_SAMPLE_ID		(1ULL << 6)
+#define TB_SAMPLE_CPU		(1ULL << 7)
+#define TB_SAMPLE_STREAM_ID	(1ULL << 9)
+#define TB_SAMPLE_IDENTIFIER	(1ULL << 16)
+#define TB_PERF_RECORD_LOST	2
+#define TB_PERF_RECORD_SAMPLE	9
 
 struct tb_stream {
 	unsigned int cpu;
@@ -44,12 +62,25 @@ struct tb_stream {
 	uint64_t records;
 };
 
+/* A sideband file: perf_event records (meta.json "sideband.files"). */
+struct tb_sbfile {
+	char name[TB_SB_NAME_MAX + 1];
+	unsigned int cpu;			/* TRACEBUF_CAPTURE_NO_CPU: none */
+	unsigned char *data;			/* read whole (8-byte aligned) */
+	size_t len;
+	uint64_t records, lost;
+};
+
 struct tracebuf_capture {
 	char *meta;		/* meta.json, NUL-terminated */
 	size_t meta_len;
 	int complete, snapshot;
 	struct tb_stream *st;	/* by increasing CPU */
 	unsigned int nr;
+	struct tb_sbfile *sb;	/* in the order of "files" */
+	unsigned int nsb;
+	uint64_t sample_type;	/* of the records in the sideband files */
+	size_t trailer;		/* bytes of their sample_id trailer */
 };
 
 /* What the files of one CPU hold. */
@@ -212,6 +243,8 @@ static int bad_record(struct tb_open *o, const struct tb_stream *st,
 		{ TRACEBUF_REC_CONFIG, "CONFIG", sizeof(struct tracebuf_rec_config) },
 		{ TRACEBUF_REC_USER, "USER", sizeof(struct tracebuf_rec_user) },
 		{ TRACEBUF_REC_ETM, "ETM", sizeof(struct tracebuf_rec_etm) },
+		{ TRACEBUF_REC_SWITCH, "SWITCH", sizeof(struct tracebuf_rec_switch) },
+		{ TRACEBUF_REC_TASK, "TASK", sizeof(struct tracebuf_rec_task) },
 	};
 	unsigned int i;
 
@@ -415,8 +448,193 @@ static void check_counts(struct tb_open *o, unsigned int cpu, const char *pc, si
 		*lost = 1;
 }
 
+/* Bytes of the sample_id trailer of sample_type. */
+static size_t sb_trailer(uint64_t t)
+{
+	return 8 * (size_t)__builtin_popcountll(t & (TB_SAMPLE_TID | TB_SAMPLE_TIME |
+						     TB_SAMPLE_ID | TB_SAMPLE_STREAM_ID |
+						     TB_SAMPLE_CPU | TB_SAMPLE_IDENTIFIER));
+}
+
+/* A name meta.json may give a sideband file: a plain file of the directory. */
+static int sb_name_ok(const char *v, size_t n)
+{
+	size_t i;
+
+	if (!n || n > TB_SB_NAME_MAX || v[0] == '.' || !strcmp(v, TB_META))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') ||
+		      (v[i] >= '0' && v[i] <= '9') || v[i] == '.' || v[i] == '_' || v[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* One sideband file's records: whole, each with its trailer; counted. */
+static int sb_walk(struct tb_open *o, struct tracebuf_capture *c, struct tb_sbfile *f)
+{
+	size_t off;
+
+	for (off = 0; off < f->len; ) {
+		uint32_t type;
+		uint16_t size;
+
+		if (f->len - off < 8) {
+			problem(o, "%s: a truncated record header at byte offset %zu of %zu",
+				f->name, off, f->len);
+			return -1;
+		}
+		/* struct perf_event_header { u32 type; u16 misc; u16 size; } */
+		memcpy(&type, f->data + off, 4);
+		memcpy(&size, f->data + off + 6, 2);
+		if (size < 8 || size % 8 || size > f->len - off) {
+			problem(o, "%s: a record size (%u) that does not fit at byte offset %zu "
+				"of %zu", f->name, size, off, f->len);
+			return -1;
+		}
+		if (type != TB_PERF_RECORD_SAMPLE && size < 8 + c->trailer) {
+			problem(o, "%s: record at byte offset %zu (type %u, %u bytes) is too "
+				"short for its sample_id fields (%zu bytes)", f->name, off, type,
+				size, c->trailer);
+			return -1;
+		}
+		if (type == TB_PERF_RECORD_LOST) {
+			uint64_t n;
+
+			/* struct { header; u64 id; u64 lost; sample_id } */
+			if (size < 8 + 16 + c->trailer) {
+				problem(o, "%s: LOST record at byte offset %zu is too short (%u "
+					"bytes)", f->name, off, size);
+				return -1;
+			}
+			memcpy(&n, f->data + off + 16, 8);
+			if (f->lost + n < f->lost) {
+				problem(o, "%s: LOST counts overflow at byte offset %zu", f->name,
+					off);
+				return -1;
+			}
+			f->lost += n;
+		}
+		f->records++;
+		off += size;
+	}
+	return 0;
+}
+
+/*
+ * meta.json "sideband" (docs/capture-format.md, "Sideband"): the files it
+ * lists are read and checked; with "complete": true, its per-file counts
+ * (when given) must be what they hold. Sets *lost when a file lost
+ * records.
+ */
+static int check_sideband(struct tb_open *o, struct tracebuf_capture *c, int *lost)
+{
+	const char *sb, *files, *pf = NULL, *e, *v;
+	size_t sbl, fl, pfl = 0, el, vl, n;
+	uint64_t u;
+	int ret;
+
+	if (tb_json_member(c->meta, c->meta_len, "sideband", 8, &sb, &sbl))
+		return 0;
+	if (*sb != '{') {
+		problem(o, "%s: \"sideband\" is not an object", TB_META);
+		return 0;
+	}
+	if (tb_json_member(sb, sbl, "sample_type", 11, &e, &el) ||
+	    tb_json_u64(e, el, &c->sample_type)) {
+		problem(o, "%s: \"sideband\": \"sample_type\" is missing or not a number",
+			TB_META);
+		return 0;
+	}
+	c->trailer = sb_trailer(c->sample_type);
+	if (tb_json_member(sb, sbl, "files", 5, &files, &fl) || *files != '[') {
+		problem(o, "%s: \"sideband\": \"files\" is missing or not an array", TB_META);
+		return 0;
+	}
+	if (!tb_json_member(sb, sbl, "per_file", 8, &pf, &pfl) && *pf != '[') {
+		problem(o, "%s: \"sideband\": \"per_file\" is not an array", TB_META);
+		pf = NULL;
+	}
+	for (n = 0; !tb_json_index(files, fl, n, &e, &el); n++) {
+		struct tb_sbfile *f, *nf;
+		size_t nl = 0, k;
+
+		if (n >= TB_SB_MAX_FILES) {
+			problem(o, "%s: \"sideband\": more than %u files", TB_META,
+				TB_SB_MAX_FILES);
+			break;
+		}
+		nf = realloc(c->sb, (c->nsb + 1) * sizeof(*c->sb));
+		if (!nf)
+			return -ENOMEM;
+		c->sb = nf;
+		f = &c->sb[c->nsb];
+		memset(f, 0, sizeof(*f));
+		f->cpu = TRACEBUF_CAPTURE_NO_CPU;
+		if (tb_json_string(e, el, f->name, sizeof(f->name), &nl) ||
+		    !sb_name_ok(f->name, nl)) {
+			problem(o, "%s: \"sideband\": \"files\" entry %zu is not the name of a "
+				"file of the capture", TB_META, n);
+			continue;
+		}
+		for (k = 0; k < c->nsb; k++)
+			if (!strcmp(c->sb[k].name, f->name))
+				break;
+		if (k < c->nsb) {
+			problem(o, "%s: \"sideband\": %s is listed twice", TB_META, f->name);
+			continue;
+		}
+		c->nsb++;
+		ret = read_at(o->dfd, f->name, SIZE_MAX - 1, &f->data, &f->len);
+		if (ret < 0) {
+			problem(o, "%s: %s", f->name, ret == -EINVAL ? "not a regular file" :
+				strerror(-ret));
+			if (ret != -ENOENT && ret != -EINVAL && ret != -EISDIR)
+				io_error(o, ret);
+			continue;
+		}
+		if (sb_walk(o, c, f))
+			continue;
+		/* "per_file": an object per file, in the order of "files". */
+		if (!pf)
+			continue;
+		if (tb_json_index(pf, pfl, n, &v, &vl) || *v != '{') {
+			problem(o, "%s: \"sideband\": \"per_file\" has no object for %s (entry "
+				"%zu)", TB_META, f->name, n);
+			continue;
+		}
+		if (!get_u64(v, vl, "cpu", &u) && u < TB_MAX_CPU)
+			f->cpu = (unsigned int)u;
+		if (!c->complete)
+			continue;
+		{
+			static const char *const keys[] = { "records", "bytes", "lost" };
+			uint64_t have[3] = { f->records, f->len, f->lost };
+			unsigned int i;
+
+			for (i = 0; i < 3; i++) {
+				ret = get_u64(v, vl, keys[i], &u);
+				if (ret) {
+					problem(o, "%s: \"sideband\": \"per_file\" of %s: \"%s\" "
+						"is %s", TB_META, f->name, keys[i],
+						ret == -ENOENT ? "missing" : "not a number");
+					continue;
+				}
+				if (u != have[i])
+					problem(o, "%s: \"sideband\": \"per_file\" of %s: \"%s\" "
+						"is %" PRIu64 ", the file holds %" PRIu64, TB_META,
+						f->name, keys[i], u, have[i]);
+				if (i == 2 && u)
+					*lost = 1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* cpuN.data and cpuN.aux of CPUs the capture does not list: renamed or moved in. */
-static void check_unlisted(struct tb_open *o, const unsigned char *seen)
+static void check_unlisted(struct tb_open *o, const struct tracebuf_capture *c,
+			   const unsigned char *seen)
 {
 	struct dirent *de;
 	unsigned int cpu;
@@ -434,6 +652,19 @@ static void check_unlisted(struct tb_open *o, const unsigned char *seen)
 		return;
 	}
 	while ((de = readdir(d)) != NULL) {
+		size_t nl = strlen(de->d_name);
+
+		/* A sideband file ("*.sb") that meta.json does not list. */
+		if (nl > 3 && !strcmp(de->d_name + nl - 3, ".sb")) {
+			unsigned int k;
+
+			for (k = 0; k < c->nsb && strcmp(c->sb[k].name, de->d_name); k++)
+				;
+			if (k == c->nsb)
+				problem(o, "%s is not in %s's \"sideband\" \"files\"", de->d_name,
+					TB_META);
+			continue;
+		}
 		end = 0;
 		if (sscanf(de->d_name, "cpu%u.%7[a-z]%n", &cpu, kind, &end) != 2 ||
 		    de->d_name[end] || (strcmp(kind, "data") && strcmp(kind, "aux")))
@@ -456,6 +687,11 @@ static void free_streams(struct tracebuf_capture *c)
 	free(c->st);
 	c->st = NULL;
 	c->nr = 0;
+	for (i = 0; c->sb && i < c->nsb; i++)
+		free(c->sb[i].data);
+	free(c->sb);
+	c->sb = NULL;
+	c->nsb = 0;
 }
 
 void tracebuf_capture_close(struct tracebuf_capture *cap)
@@ -472,6 +708,33 @@ static int cmp_stream(const void *a, const void *b)
 	const struct tb_stream *x = a, *y = b;
 
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* meta.json "vdso": {"file": NAME, "size": N, ...}: the copy is there, whole. */
+static void check_vdso(struct tb_open *o, const struct tracebuf_capture *c)
+{
+	const char *vd, *e;
+	size_t vdl, el, nl = 0;
+	char name[TB_SB_NAME_MAX + 1];
+	uint64_t size;
+	struct stat st;
+
+	if (tb_json_member(c->meta, c->meta_len, "vdso", 4, &vd, &vdl) || *vd == 'n')
+		return;		/* none, or null: no copy */
+	if (*vd != '{' || tb_json_member(vd, vdl, "file", 4, &e, &el) ||
+	    tb_json_string(e, el, name, sizeof(name), &nl) || !sb_name_ok(name, nl) ||
+	    get_u64(vd, vdl, "size", &size)) {
+		problem(o, "%s: \"vdso\" is not an object with a \"file\" of the capture and "
+			"its \"size\"", TB_META);
+		return;
+	}
+	if (fstatat(o->dfd, name, &st, 0))
+		problem(o, "%s: %s", name, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		problem(o, "%s: not a regular file", name);
+	else if ((uint64_t)st.st_size != size)
+		problem(o, "%s has %lld bytes, %s says %" PRIu64, name, (long long)st.st_size,
+			TB_META, size);
 }
 
 /* meta.json and every listed CPU's files, checked; see the file comment. */
@@ -582,12 +845,16 @@ static int tb_open(struct tracebuf_capture *c, struct tb_open *o, int one, unsig
 	}
 	if (!n)
 		problem(o, "%s: \"cpus\" is empty", TB_META);
+	ret = check_sideband(o, c, &any_lost);
+	if (ret)
+		goto out;
+	check_vdso(o, c);
 	/* Every CPU's counts were seen: the summary must agree with them. */
 	if (c->complete && !one && !unread && any_lost != lost)
 		problem(o, "%s: \"lost\" is %s, but the per_cpu counts say %s", TB_META,
 			lost ? "true" : "false", any_lost ? "trace was lost" : "nothing was lost");
 	if (!one)
-		check_unlisted(o, seen);
+		check_unlisted(o, c, seen);
 	ret = 0;
 	if (o->problems)
 		ret = o->err ? o->err : -EBADMSG;
@@ -749,10 +1016,14 @@ struct tb_cursor {
 struct tracebuf_capture_iter {
 	struct tracebuf_capture *cap;
 	int one;
-	unsigned int stream;	/* with one */
+	unsigned int stream;	/* with one and data */
+	unsigned int cpu;	/* with one */
+	int data, side;		/* walk the data streams, the sideband files */
 	struct tb_cursor *cur;	/* per stream */
+	size_t *sboff;		/* per sideband file: its next record */
 	struct tracebuf_capture_rec rec;
 	struct tracebuf_span span;
+	struct tracebuf_sb_rec sbr;
 };
 
 int tracebuf_capture_iter_new(struct tracebuf_capture *cap,
@@ -772,27 +1043,40 @@ int tracebuf_capture_iter_new(struct tracebuf_capture *cap,
 	if (ret)
 		return ret;
 	flags = TB_OPT(opts, flags, 0U);
-	if (flags & ~TRACEBUF_ITER_ONE_CPU)
+	if (flags & ~(TRACEBUF_ITER_ONE_CPU | TRACEBUF_ITER_SIDEBAND |
+		      TRACEBUF_ITER_SIDEBAND_ONLY))
 		return -EINVAL;
 	i = calloc(1, sizeof(*i));
 	if (!i)
 		return -ENOMEM;
 	i->cap = cap;
+	i->data = !(flags & TRACEBUF_ITER_SIDEBAND_ONLY);
+	i->side = !!(flags & (TRACEBUF_ITER_SIDEBAND | TRACEBUF_ITER_SIDEBAND_ONLY));
 	if (flags & TRACEBUF_ITER_ONE_CPU) {
 		unsigned int cpu = TB_OPT(opts, cpu, 0U);
+		int found = 0;
 
-		for (k = 0; k < cap->nr && cap->st[k].cpu != cpu; k++)
+		for (k = 0; i->data && k < cap->nr && cap->st[k].cpu != cpu; k++)
 			;
-		if (k == cap->nr) {
+		if (i->data && k < cap->nr) {
+			found = 1;
+			i->stream = k;
+		}
+		for (k = 0; i->side && k < cap->nsb; k++)
+			found |= cap->sb[k].cpu == cpu;
+		if (!found) {
 			free(i);
 			return -ENOENT;
 		}
 		i->one = 1;
-		i->stream = k;
+		i->cpu = cpu;
+		if (i->data && !(i->stream < cap->nr && cap->st[i->stream].cpu == cpu))
+			i->data = 0;	/* its sideband only */
 	}
 	i->cur = calloc(cap->nr ? cap->nr : 1, sizeof(*i->cur));
-	if (!i->cur) {
-		free(i);
+	i->sboff = calloc(cap->nsb ? cap->nsb : 1, sizeof(*i->sboff));
+	if (!i->cur || !i->sboff) {
+		tracebuf_capture_iter_free(i);
 		return -ENOMEM;
 	}
 	*it = i;
@@ -804,7 +1088,109 @@ void tracebuf_capture_iter_free(struct tracebuf_capture_iter *it)
 	if (!it)
 		return;
 	free(it->cur);
+	free(it->sboff);
 	free(it);
+}
+
+/* The record at off of a sideband file, its trailer taken apart. */
+static void sb_parse(const struct tracebuf_capture *cap, const struct tb_sbfile *f, size_t off,
+		     struct tracebuf_sb_rec *sr)
+{
+	const unsigned char *p = f->data + off, *t;
+	uint64_t st = cap->sample_type, v;
+	uint32_t type;
+	uint16_t misc, size;
+
+	memset(sr, 0, sizeof(*sr));
+	memcpy(&type, p, 4);
+	memcpy(&misc, p + 4, 2);
+	memcpy(&size, p + 6, 2);
+	sr->data = p;
+	sr->size = size;
+	sr->type = type;
+	sr->misc = misc;
+	sr->body = p + 8;
+	sr->body_size = size - 8;
+	/* Checked at open: every record but a sample holds its trailer. */
+	if (type == TB_PERF_RECORD_SAMPLE || !cap->trailer)
+		return;
+	sr->body_size = (uint32_t)(size - 8 - cap->trailer);
+	t = p + size - cap->trailer;
+	if (st & TB_SAMPLE_TID) {
+		memcpy(&sr->pid, t, 4);
+		memcpy(&sr->tid, t + 4, 4);
+		sr->fields |= TRACEBUF_SB_F_TID;
+		t += 8;
+	}
+	if (st & TB_SAMPLE_TIME) {
+		memcpy(&sr->time, t, 8);
+		sr->fields |= TRACEBUF_SB_F_TIME;
+		t += 8;
+	}
+	if (st & TB_SAMPLE_ID) {
+		memcpy(&sr->id, t, 8);
+		sr->fields |= TRACEBUF_SB_F_ID;
+		t += 8;
+	}
+	if (st & TB_SAMPLE_STREAM_ID)
+		t += 8;
+	if (st & TB_SAMPLE_CPU) {
+		memcpy(&sr->cpu, t, 4);
+		sr->fields |= TRACEBUF_SB_F_CPU;
+		t += 8;
+	}
+	if (st & TB_SAMPLE_IDENTIFIER) {
+		memcpy(&v, t, 8);
+		sr->id = v;
+		sr->fields |= TRACEBUF_SB_F_ID;
+	}
+}
+
+/* The time of a sideband file's next record (0 without PERF_SAMPLE_TIME). */
+static uint64_t sb_time(const struct tracebuf_capture *cap, const struct tb_sbfile *f,
+			size_t off)
+{
+	struct tracebuf_sb_rec sr;
+
+	sb_parse(cap, f, off, &sr);
+	return sr.time;
+}
+
+/* The next sideband record, if it comes before (time, or 'none') the data's. */
+static int sb_next(struct tracebuf_capture_iter *it, const struct tracebuf_record *r,
+		   const struct tracebuf_capture_rec **rec)
+{
+	const struct tracebuf_capture *cap = it->cap;
+	uint64_t best_t = 0;
+	unsigned int k, best = 0;
+	int have = 0;
+
+	for (k = 0; it->side && k < cap->nsb; k++) {
+		const struct tb_sbfile *f = &cap->sb[k];
+		uint64_t t;
+
+		if (it->sboff[k] >= f->len || (it->one && f->cpu != it->cpu))
+			continue;
+		t = sb_time(cap, f, it->sboff[k]);
+		if (!have || t < best_t) {
+			best_t = t;
+			best = k;
+			have = 1;
+		}
+	}
+	/* Ties to the data record. */
+	if (!have || (r && r->time <= best_t))
+		return 0;
+	memset(&it->rec, 0, sizeof(it->rec));
+	sb_parse(cap, &cap->sb[best], it->sboff[best], &it->sbr);
+	it->rec.file = cap->sb[best].name;
+	it->rec.cpu = cap->sb[best].cpu;
+	it->rec.stream = best;
+	it->rec.offset = it->sboff[best];
+	it->rec.sb = &it->sbr;
+	it->sboff[best] += it->sbr.size;
+	*rec = &it->rec;
+	return 1;
 }
 
 static const struct tracebuf_record *head(const struct tracebuf_capture *cap,
@@ -829,7 +1215,9 @@ int tracebuf_capture_next(struct tracebuf_capture_iter *it,
 	if (!it || !rec)
 		return -EINVAL;
 	*rec = NULL;
-	if (it->one) {
+	if (!it->data) {
+		r = NULL;
+	} else if (it->one) {
 		best = it->stream;
 		r = head(it->cap, it->cur, best);
 	} else {
@@ -842,6 +1230,8 @@ int tracebuf_capture_next(struct tracebuf_capture_iter *it,
 			}
 		}
 	}
+	if (sb_next(it, r, rec))
+		return 1;
 	if (!r)
 		return 0;
 	st = &it->cap->st[best];

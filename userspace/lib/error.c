@@ -124,9 +124,34 @@ const char *tracebuf_rec_type_name(unsigned int type)
 		return "user";
 	case TRACEBUF_REC_ETM:
 		return "etm";
+	case TRACEBUF_REC_SWITCH:
+		return "switch";
+	case TRACEBUF_REC_TASK:
+		return "task";
 	case TRACEBUF_REC_TEST:
 		return "test";
 	default:
 		return "unknown";
 	}
+}
+
+/*
+ * The perf_event record types (enum perf_event_type, <linux/perf_event.h>)
+ * by their number, so that this file needs no kernel header: the values
+ * are ABI and never change.
+ */
+const char *tracebuf_sb_type_name(unsigned int type)
+{
+	static const char *const names[] = {
+		[1] = "mmap", [2] = "lost", [3] = "comm", [4] = "exit",
+		[5] = "throttle", [6] = "unthrottle", [7] = "fork", [8] = "read",
+		[9] = "sample", [10] = "mmap2", [11] = "aux", [12] = "itrace_start",
+		[13] = "lost_samples", [14] = "switch", [15] = "switch_cpu_wide",
+		[16] = "namespaces", [17] = "ksymbol", [18] = "bpf_event",
+		[19] = "cgroup", [20] = "text_poke", [21] = "aux_output_hw_id",
+	};
+
+	if (type < sizeof(names) / sizeof(names[0]) && names[type])
+		return names[type];
+	return "unknown";
 }

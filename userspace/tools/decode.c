@@ -47,6 +47,9 @@
 #include <libtracebuf.h>
 
 #include "tool.h"
+#ifdef HAVE_LIBDW
+#include "flowcmd.h"
+#endif
 
 #ifdef HAVE_LIBIPT
 #include <intel-pt.h>
@@ -58,11 +61,24 @@
 static void decode_usage(FILE *f)
 {
 	fputs("Usage: tracebuf decode DIR [--cpu N] [--packets] [--json]\n"
-	      "  Decode the Intel PT trace of a capture directory (tracebuf record)\n"
-	      "  with libipt's packet decoder and print a summary per CPU.\n"
-	      "  --cpu N     only CPU N\n"
-	      "  --packets   list every packet: offset in cpuN.aux, name, payload\n"
-	      "  --json      the summary as one JSON object\n", f);
+	      "       tracebuf decode DIR --insn|--calls [--pid N] [--tid N] [--time FROM,TO]\n"
+	      "                       [--sysroot DIR] [--elf FILE[:ADDR]]... [--no-disasm] [--json]\n"
+	      "  Decode the trace of a capture directory (tracebuf record).\n"
+	      "  Without --insn or --calls: Intel PT packets with libipt, a summary per CPU.\n"
+	      "  --cpu N          only CPU N\n"
+	      "  --packets        list every packet: offset in cpuN.aux, name, payload\n"
+	      "  --json           the summary as one JSON object; with --insn/--calls,\n"
+	      "                   one JSON object per line\n"
+	      "  --insn           every executed instruction: time, CPU, pid/tid, address,\n"
+	      "                   symbol+offset (binary), disassembly\n"
+	      "  --calls          calls and returns, indented by depth, with durations\n"
+	      "  --pid N, --tid N only this process, this thread\n"
+	      "  --time FROM,TO   only this time range, in seconds from the capture's start\n"
+	      "                   (either may be left out: 0.5, or ,1.25)\n"
+	      "  --sysroot DIR    look for the recorded files under DIR first\n"
+	      "  --elf FILE[:ADDR] code of FILE at ADDR (its link address by default) in\n"
+	      "                   every process\n"
+	      "  --no-disasm      no disassembly with --insn\n", f);
 }
 
 static int usage_err(const char *cmd, const char *what, const char *arg)
@@ -852,9 +868,22 @@ int cmd_decode(int argc, char **argv)
 		{ "packets", no_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "insn", no_argument, NULL, 'i' },
+		{ "calls", no_argument, NULL, 'C' },
+#ifdef HAVE_LIBDW
+		TB_FLOW_LONGOPTS,
+#endif
 		{ NULL, 0, NULL, 0 },
 	};
 	struct decode_opts o = { 0 };
+	int flow_mode = 0;	/* 'i' --insn, 'C' --calls */
+#ifdef HAVE_LIBDW
+	struct tb_flow_cli cli;
+	struct tb_flow_result res;
+	const char *badarg;
+
+	tb_flow_cli_init(&cli);
+#endif
 	struct cpu *cpus;
 	struct stats total = { 0 };
 	long ncpus, i, want_cpu = -1;
@@ -881,7 +910,23 @@ int cmd_decode(int argc, char **argv)
 		case 'h':
 			decode_usage(stdout);
 			return TB_EXIT_OK;
+		case 'i':
+		case 'C':
+			if (flow_mode && flow_mode != c)
+				return usage_err("decode", "--insn and --calls cannot be combined",
+						 NULL);
+			flow_mode = c;
+			break;
 		default:
+#ifdef HAVE_LIBDW
+			if (c >= TB_FLOW_OPT_PID && c <= TB_FLOW_OPT_NO_DISASM) {
+				if (tb_flow_cli_opt(&cli, c, optarg, &badarg)) {
+					tb_flow_cli_free(&cli);
+					return usage_err("decode", "invalid argument", badarg);
+				}
+				break;
+			}
+#endif
 			return bad_opt("decode", argv, c);
 		}
 	}
@@ -891,7 +936,47 @@ int cmd_decode(int argc, char **argv)
 		return usage_err("decode", "unexpected argument", argv[optind + 1]);
 	if (o.packets && o.json)
 		return usage_err("decode", "--packets and --json cannot be combined", NULL);
+	if (flow_mode && (o.packets || want_cpu >= 0))
+		return usage_err("decode", o.packets ? "--packets cannot be combined with "
+				 "--insn or --calls" : "--cpu cannot be combined with --insn or "
+				 "--calls", NULL);
 	o.dir = argv[optind];
+	if (flow_mode) {
+#ifdef HAVE_LIBDW
+		int ret;
+
+		if (stat(o.dir, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "tracebuf: decode: %s: %s\n", o.dir,
+				stat(o.dir, &sb) < 0 ? strerror(errno) : "not a directory");
+			tb_flow_cli_free(&cli);
+			return TB_EXIT_FAIL;
+		}
+		ret = tb_flow_run("decode", o.dir, flow_mode == 'i' ? FLOW_INSN : FLOW_CALLS,
+				  o.json, stdout, &cli, &res);
+		tb_flow_cli_free(&cli);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "tracebuf: decode: writing the output: %s\n",
+				strerror(errno));
+			return TB_EXIT_FAIL;
+		}
+		if (ret)
+			return TB_EXIT_FAIL;
+		if (res.errors || res.refused || res.problems)
+			fprintf(stderr, "tracebuf: decode: %s: %" PRIu64 " instructions, %" PRIu64
+				" decode errors, %u files refused, %u sideband problems\n", o.dir,
+				res.insns, res.errors, res.refused, res.problems);
+		if (res.incomplete)
+			fprintf(stderr, "tracebuf: decode: %s: the capture is incomplete "
+				"(\"complete\": false, the recording was interrupted)\n", o.dir);
+		return res.errors || res.refused || res.problems || res.incomplete ?
+		       TB_EXIT_FAIL : TB_EXIT_OK;
+#else
+		fputs("tracebuf: decode --insn and --calls need elfutils: install libelf-dev "
+		      "and libdw-dev (Debian: apt-get install libelf-dev libdw-dev) and "
+		      "rebuild\n", stderr);
+		return TB_EXIT_FAIL;
+#endif
+	}
 
 #ifndef HAVE_LIBIPT
 	fputs("tracebuf: decode needs libipt: install libipt-dev (Debian: apt-get "

@@ -51,11 +51,23 @@
 
 #include "opencsd.h"
 #include "tool.h"
+#ifdef HAVE_LIBDW
+#include "flowcmd.h"
+#include "image.h"
+#include "sideband.h"
+#endif
 
 #define SEGMENTS	"segments"
+#define MEMDIR		"mem"		/* OUTDIR/mem/dumpN.bin: the memory images */
 
 static const char export_usage_text[] =
 	"Usage: tracebuf export --opencsd OUTDIR CAPTURE\n"
+	"       tracebuf export --perfetto OUT.json [--pid N] [--tid N] [--time FROM,TO]\n"
+	"                       [--sysroot DIR] [--elf FILE[:ADDR]]... CAPTURE\n"
+	"  --perfetto: the call stacks of every thread over time, in the Chrome\n"
+	"  trace-event JSON format: open OUT.json in ui.perfetto.dev or\n"
+	"  chrome://tracing (\"-\": standard output). Options as for decode --calls.\n"
+	"  --opencsd:\n"
 	"  Split the CoreSight trace of a capture directory (tracebuf record) into\n"
 	"  segments that decode on their own, and write each as an OpenCSD snapshot\n"
 	"  directory OUTDIR/segNNN, listed in OUTDIR/segments. Decode one with\n"
@@ -98,7 +110,23 @@ struct export {
 	size_t nsegs;
 	uint64_t etm_records;
 	int bad;			/* something could not be read or written */
+#ifdef HAVE_LIBDW
+	const struct tb_flow_cli *cli;	/* --sysroot, --elf */
+	struct img_cache *img;
+	struct sb *sb;
+	struct xdump *dumps;		/* every memory image written, once */
+	size_t ndumps;
+#endif
 };
+
+#ifdef HAVE_LIBDW
+/* A code mapping written to OUTDIR/mem/dumpN.bin. */
+struct xdump {
+	struct img_file *f;
+	uint64_t address, length, pgoff;
+	bool written;
+};
+#endif
 
 static void *xrealloc(void *p, size_t n, size_t size)
 {
@@ -337,7 +365,7 @@ static int seg_dir_name(const char *n)
 	return i >= 6 && !n[i];
 }
 
-/* A file ocsd_write_snapshot() writes. */
+/* A file ocsd_write_snapshot() writes, or a memory image (mem/dumpN.bin). */
 static int snapshot_file(const char *n)
 {
 	unsigned int k;
@@ -345,6 +373,8 @@ static int snapshot_file(const char *n)
 
 	if (!strcmp(n, "snapshot.ini") || !strcmp(n, "trace.ini") ||
 	    !strcmp(n, "cstrace.bin"))
+		return 1;
+	if (sscanf(n, "dump%u.bin%n", &k, &end) == 1 && end && !n[end])
 		return 1;
 	if ((sscanf(n, "cpu_%u.ini%n", &k, &end) == 1 ||
 	     sscanf(n, "device_%u.ini%n", &k, &end) == 1) && end && !n[end])
@@ -440,6 +470,8 @@ static int prepare_out(const char *out)
 					ret = remove_path(path, 0);
 			} else if (seg_dir_name(n) && S_ISDIR(st.st_mode)) {
 				ret = seg_dir(out, n, pass, what, sizeof(what));
+			} else if (!strcmp(n, MEMDIR) && S_ISDIR(st.st_mode)) {
+				ret = seg_dir(out, n, pass, what, sizeof(what));
 			} else {
 				ret = 1;
 			}
@@ -491,6 +523,142 @@ static void print_segment(FILE *f, size_t i, const struct seg *s, bool dir)
 	free(ids);
 }
 
+#ifdef HAVE_LIBDW
+/* OUT/mem/dumpN.bin: the bytes of dump n, written once. 0 or -1 after a message. */
+static int write_dump(struct export *x, size_t n)
+{
+	struct xdump *d = &x->dumps[n];
+	char path[PATH_MAX];
+	uint8_t buf[65536];
+	uint64_t done = 0;
+	FILE *f;
+
+	if (d->written)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", x->out, MEMDIR);
+	if (mkdir(path, 0777) && errno != EEXIST) {
+		fprintf(stderr, "tracebuf: export: cannot create %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s/dump%zu.bin", x->out, MEMDIR, n);
+	f = fopen(path, "we");
+	if (!f) {
+		fprintf(stderr, "tracebuf: export: cannot create %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (done < d->length) {
+		size_t want = d->length - done < sizeof(buf) ? (size_t)(d->length - done) : sizeof(buf);
+		size_t got = img_read(d->f, d->pgoff + done, buf, want);
+
+		if (!got || fwrite(buf, 1, got, f) != got)
+			break;
+		done += got;
+	}
+	if (fclose(f) || done != d->length) {
+		fprintf(stderr, "tracebuf: export: cannot write %s\n", path);
+		return -1;
+	}
+	d->written = true;
+	return 0;
+}
+
+/* Add a mapping to the dumps of a segment (ids), unless it overlaps one there. */
+static void add_dump(struct export *x, const struct img_map *m, size_t **ids, size_t *n)
+{
+	uint64_t len = m->end - m->start;
+	size_t i;
+
+	if (!m->f)
+		return;		/* refused: said when it was opened */
+	if (m->pgoff >= img_size(m->f))
+		return;
+	if (len > img_size(m->f) - m->pgoff)
+		len = img_size(m->f) - m->pgoff;
+	for (i = 0; i < *n; i++) {
+		const struct xdump *d = &x->dumps[(*ids)[i]];
+
+		if (m->start < d->address + d->length && d->address < m->start + len)
+			return;	/* the same code, or another process's at that address */
+	}
+	for (i = 0; i < x->ndumps; i++)
+		if (x->dumps[i].f == m->f && x->dumps[i].address == m->start &&
+		    x->dumps[i].length == len && x->dumps[i].pgoff == m->pgoff)
+			break;
+	if (i == x->ndumps) {
+		x->dumps = xrealloc(x->dumps, x->ndumps + 1, sizeof(*x->dumps));
+		x->dumps[i] = (struct xdump){
+			.f = m->f, .address = m->start, .length = len, .pgoff = m->pgoff,
+		};
+		x->ndumps++;
+	}
+	*ids = xrealloc(*ids, *n + 1, sizeof(**ids));
+	(*ids)[(*n)++] = i;
+}
+
+/*
+ * The memory images of a segment: the code mappings of every process that
+ * ran in it (its threads' runs, from the SWITCH records), and the --elf
+ * files; written to OUT/mem once, named from the snapshot directory.
+ */
+static unsigned int seg_dumps(struct export *x, unsigned int fi, const struct seg *s,
+			      struct ocsd_dump **out)
+{
+	size_t *ids = NULL, n = 0, i;
+	unsigned int e, k = 0;
+	struct ocsd_dump *d;
+	struct img_space *sp;
+
+	for (e = 0; e < s->netms; e++) {
+		uint64_t off = s->file_off;
+
+		while (off < s->file_off + s->size) {
+			struct sb_run_info ri;
+
+			sb_thread_at(x->sb, fi, s->etms[e].cpu, off, &ri);
+			if (ri.tid >= 0) {
+				sp = sb_space(x->sb, ri.pid, ri.t_out);
+				for (i = 0; i < sp->n; i++)
+					add_dump(x, &sp->maps[i], &ids, &n);
+			}
+			if (ri.until <= off)
+				break;
+			off = ri.until;
+		}
+	}
+	sp = sb_space(x->sb, -1, 0);		/* --elf */
+	for (i = 0; i < sp->n; i++)
+		add_dump(x, &sp->maps[i], &ids, &n);
+	d = xrealloc(NULL, n ? n : 1, sizeof(*d));
+	for (i = 0; i < n; i++) {
+		char name[64];
+
+		if (write_dump(x, ids[i])) {
+			x->bad = 1;
+			continue;
+		}
+		snprintf(name, sizeof(name), "../%s/dump%zu.bin", MEMDIR, ids[i]);
+		d[k].file = strdup(name);
+		d[k].address = x->dumps[ids[i]].address;
+		d[k].length = x->dumps[ids[i]].length;
+		d[k].offset = 0;
+		if (d[k].file)
+			k++;
+	}
+	free(ids);
+	*out = d;
+	return k;
+}
+
+static void free_dumps(struct ocsd_dump *d, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		free((char *)d[i].file);
+	free(d);
+}
+#endif
+
 /* The snapshot directories, then OUT/segments. Returns the dirs written. */
 static size_t write_out(struct export *x)
 {
@@ -536,6 +704,17 @@ static size_t write_out(struct export *x)
 				n -= n % OCSD_FRAME_SIZE;
 			}
 			snprintf(path, sizeof(path), "%s/seg%03zu", x->out, i);
+#ifdef HAVE_LIBDW
+			if (x->sb) {
+				struct ocsd_dump *d = NULL;
+				unsigned int nd = seg_dumps(x, fi, s, &d);
+
+				ret = ocsd_write_snapshot_dumps(path, s->etms, s->netms, d, nd,
+								aux + s->file_off, (size_t)n,
+								msg, sizeof(msg));
+				free_dumps(d, nd);
+			} else
+#endif
 			ret = ocsd_write_snapshot(path, s->etms, s->netms, aux + s->file_off,
 						  (size_t)n, msg, sizeof(msg));
 			if (ret < 0) {
@@ -573,14 +752,90 @@ fail:
 	return ndirs;
 }
 
+#ifdef HAVE_LIBDW
+/*
+ * export --perfetto OUT CAPTURE: written to OUT.tmp, renamed when whole;
+ * streamed (flow.c keeps the threads' call stacks, nothing else).
+ */
+static int export_perfetto(const char *out, const char *cap, const struct tb_flow_cli *cli)
+{
+	struct tb_flow_result res;
+	char tmp[PATH_MAX];
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	if (stat(cap, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", cap,
+			stat(cap, &st) < 0 ? strerror(errno) : "not a directory");
+		return TB_EXIT_FAIL;
+	}
+	if (!strcmp(out, "-")) {
+		/* To standard output (a pipe: gzip, a benchmark's /dev/null). */
+		ret = tb_flow_run("export", cap, FLOW_PERFETTO, true, stdout, cli, &res);
+		if (ret)
+			return TB_EXIT_FAIL;
+		fprintf(stderr, "tracebuf: export: %" PRIu64 " calls of %" PRIu64 " instructions\n",
+			res.calls, res.insns);
+		return res.errors || res.refused || res.problems || res.incomplete ? TB_EXIT_FAIL :
+		       TB_EXIT_OK;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "tracebuf: export: %s: name too long\n", out);
+		return TB_EXIT_FAIL;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", tmp, strerror(errno));
+		return TB_EXIT_FAIL;
+	}
+	ret = tb_flow_run("export", cap, FLOW_PERFETTO, true, f, cli, &res);
+	if (fclose(f) && !ret) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", tmp, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret) {
+		unlink(tmp);
+		return TB_EXIT_FAIL;
+	}
+	if (rename(tmp, out)) {
+		fprintf(stderr, "tracebuf: export: %s: %s\n", out, strerror(errno));
+		unlink(tmp);
+		return TB_EXIT_FAIL;
+	}
+	printf("%s: %" PRIu64 " calls of %" PRIu64 " instructions; open it in "
+	       "https://ui.perfetto.dev or chrome://tracing\n", out, res.calls, res.insns);
+	if (res.errors || res.refused || res.problems)
+		fprintf(stderr, "tracebuf: export: %s: %" PRIu64 " decode errors, %u files refused, "
+			"%u sideband problems\n", cap, res.errors, res.refused, res.problems);
+	if (res.incomplete)
+		fprintf(stderr, "tracebuf: export: %s: the capture is incomplete (\"complete\": "
+			"false, the recording was interrupted)\n", cap);
+	return res.errors || res.refused || res.problems || res.incomplete ? TB_EXIT_FAIL :
+	       TB_EXIT_OK;
+}
+#endif
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "opencsd", required_argument, NULL, 'o' },
+		{ "perfetto", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+#ifdef HAVE_LIBDW
+		TB_FLOW_LONGOPTS,
+#endif
 		{ NULL, 0, NULL, 0 },
 	};
 	struct export x = { 0 };
+	const char *perfetto = NULL;
+	bool flow_opts = false;
+#ifdef HAVE_LIBDW
+	struct tb_flow_cli cli;
+	const char *badarg;
+
+	tb_flow_cli_init(&cli);
+#endif
 	uint64_t base = 0, total = 0;
 	size_t i, ndirs;
 	char path[PATH_MAX];
@@ -595,21 +850,55 @@ int cmd_export(int argc, char **argv)
 				return usage_err("empty output directory", NULL);
 			x.out = optarg;
 			break;
+		case 'p':
+			if (!*optarg)
+				return usage_err("empty output file", NULL);
+			perfetto = optarg;
+			break;
 		case 'h':
 			fputs(export_usage_text, stdout);
 			return TB_EXIT_OK;
 		default:
+#ifdef HAVE_LIBDW
+			if (c >= TB_FLOW_OPT_PID && c <= TB_FLOW_OPT_NO_DISASM) {
+				if (tb_flow_cli_opt(&cli, c, optarg, &badarg)) {
+					tb_flow_cli_free(&cli);
+					return usage_err("invalid argument", badarg);
+				}
+				/* --sysroot and --elf also give --opencsd its images. */
+				if (c != TB_FLOW_OPT_SYSROOT && c != TB_FLOW_OPT_ELF)
+					flow_opts = true;
+				break;
+			}
+#endif
 			return bad_opt(argv, c);
 		}
 	}
-	if (!x.out)
-		return usage_err("missing the output format and directory (--opencsd OUTDIR)",
-				 NULL);
+	if (x.out && perfetto)
+		return usage_err("--opencsd and --perfetto cannot be combined", NULL);
+	if (!x.out && !perfetto)
+		return usage_err("missing the output format (--opencsd OUTDIR or --perfetto "
+				 "OUT.json)", NULL);
+	if (flow_opts && !perfetto)
+		return usage_err("--pid, --tid and --time go with --perfetto", NULL);
 	if (optind >= argc)
 		return usage_err("missing capture directory", NULL);
 	if (argc - optind > 1)
 		return usage_err("unexpected argument", argv[optind + 1]);
 	x.cap = argv[optind];
+	if (perfetto) {
+#ifdef HAVE_LIBDW
+		int ret = export_perfetto(perfetto, x.cap, &cli);
+
+		tb_flow_cli_free(&cli);
+		return ret;
+#else
+		fputs("tracebuf: export --perfetto needs elfutils: install libelf-dev and "
+		      "libdw-dev (Debian: apt-get install libelf-dev libdw-dev) and rebuild\n",
+		      stderr);
+		return TB_EXIT_FAIL;
+#endif
+	}
 	/* 'export --opencsd CAPTURE OUTDIR' would write into the capture. */
 	snprintf(path, sizeof(path), "%s/%s", x.out, TB_CAPTURE_META);
 	if (!access(path, F_OK)) {
@@ -644,11 +933,34 @@ int cmd_export(int argc, char **argv)
 			x.cap);
 		x.bad = 1;
 	}
+#ifdef HAVE_LIBDW
+	if (!fatal) {
+		struct img_opts io = { .cmd = "export", .sysroot = cli.sysroot, .capdir = x.cap };
+		struct sb_opts so = {
+			.cmd = "export", .dir = x.cap, .elfs = cli.elfs, .nelfs = cli.nelfs,
+		};
+
+		if (img_cache_new(&io, &x.img) == 0) {
+			so.img = x.img;
+			if (sb_open(x.c, &so, &x.sb) < 0)
+				x.sb = NULL;
+		}
+		if (!x.sb) {
+			fprintf(stderr, "tracebuf: export: %s: its sideband cannot be read: no "
+				"memory images\n", x.cap);
+			x.bad = 1;
+		}
+	}
+#endif
 	if (!fatal && prepare_out(x.out) == 0) {
 		ndirs = write_out(&x);
 		printf("%s: %zu segment%s, %zu snapshot director%s (trc_pkt_lister -ss_dir "
-		       "%s/segNNN -decode)\n", x.out, x.nsegs, x.nsegs == 1 ? "" : "s", ndirs,
+		       "%s/segNNN -decode)", x.out, x.nsegs, x.nsegs == 1 ? "" : "s", ndirs,
 		       ndirs == 1 ? "y" : "ies", x.out);
+#ifdef HAVE_LIBDW
+		printf(", %zu memory image%s", x.ndumps, x.ndumps == 1 ? "" : "s");
+#endif
+		putchar('\n');
 	} else {
 		x.bad = 1;
 	}
@@ -656,6 +968,14 @@ int cmd_export(int argc, char **argv)
 		free(x.segs[i].etms);
 	free(x.segs);
 	free(x.files);
+#ifdef HAVE_LIBDW
+	if (x.sb && (sb_problems(x.sb) || img_refused(x.img)))
+		x.bad = 1;
+	sb_close(x.sb);
+	img_cache_free(x.img);
+	free(x.dumps);
+	tb_flow_cli_free(&cli);
+#endif
 	tracebuf_capture_close(x.c);
 	return x.bad ? TB_EXIT_FAIL : TB_EXIT_OK;
 }

@@ -18,8 +18,10 @@
  *
  * The decoder needs a core for each ETM: its [device] type sets the
  * architecture and profile (A-profile ARMv8) the instruction decoder
- * assumes; no memory dump is given, so a full decode stops at the first
- * address it would have to read code at.
+ * assumes. Memory images, when given, are [dumpK] sections of the first
+ * core (file, address, length, offset: OpenCSD's snapshot parser keys);
+ * without them a full decode stops at the first address it would have to
+ * read code at.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -215,17 +217,25 @@ static int write_snapshot_ini(const char *dir, unsigned int nr, char *msg,
 }
 
 static int write_core_ini(const char *dir, unsigned int idx,
-			  const struct ocsd_etm_regs *e, char *msg,
-			  size_t msglen)
+			  const struct ocsd_etm_regs *e,
+			  const struct ocsd_dump *dumps, unsigned int ndumps,
+			  char *msg, size_t msglen)
 {
 	char name[32];
 	struct text t;
+	unsigned int i;
 	int err = text_open(&t, msg, msglen);
 
 	if (err)
 		return err;
 	fprintf(t.f, "[device]\nname=cpu_%u\nclass=core\ntype=%s\n",
 		e->cpu, OCSD_CORE_TYPE);
+	for (i = 0; i < ndumps; i++)
+		fprintf(t.f, "\n[dump%u]\nfile=%s\naddress=0x%llx\nlength=0x%llx\n"
+			"offset=0x%llx\n", i + 1, dumps[i].file,
+			(unsigned long long)dumps[i].address,
+			(unsigned long long)dumps[i].length,
+			(unsigned long long)dumps[i].offset);
 	snprintf(name, sizeof(name), "cpu_%u.ini", idx);
 	return text_write(&t, dir, name, msg, msglen);
 }
@@ -277,6 +287,15 @@ int ocsd_write_snapshot(const char *dir, const struct ocsd_etm_regs *etms,
 			unsigned int nr, const void *trace, size_t len,
 			char *msg, size_t msglen)
 {
+	return ocsd_write_snapshot_dumps(dir, etms, nr, NULL, 0, trace, len,
+					 msg, msglen);
+}
+
+int ocsd_write_snapshot_dumps(const char *dir, const struct ocsd_etm_regs *etms,
+			      unsigned int nr, const struct ocsd_dump *dumps,
+			      unsigned int ndumps, const void *trace, size_t len,
+			      char *msg, size_t msglen)
+{
 	unsigned int i;
 	int err;
 
@@ -288,7 +307,8 @@ int ocsd_write_snapshot(const char *dir, const struct ocsd_etm_regs *etms,
 	if (!err)
 		err = make_dir(dir, msg, msglen);
 	for (i = 0; !err && i < nr; i++) {
-		err = write_core_ini(dir, i, &etms[i], msg, msglen);
+		err = write_core_ini(dir, i, &etms[i], dumps,
+				     i ? 0 : ndumps, msg, msglen);
 		if (!err)
 			err = write_etm_ini(dir, i, &etms[i], msg, msglen);
 	}

@@ -42,4 +42,20 @@ int ocsd_write_snapshot(const char *dir, const struct ocsd_etm_regs *etms,
 			unsigned int nr, const void *trace, size_t len,
 			char *msg, size_t msglen);
 
+/* A memory image: length bytes of file (relative to the snapshot directory) from offset. */
+struct ocsd_dump {
+	const char *file;
+	uint64_t address, length, offset;
+};
+
+/*
+ * The same with memory images: a [dumpK] section (file, address, length,
+ * offset) per dump in the first core's cpu_0.ini, which OpenCSD's
+ * snapshot reader turns into the code its full decoder reads.
+ */
+int ocsd_write_snapshot_dumps(const char *dir, const struct ocsd_etm_regs *etms,
+			      unsigned int nr, const struct ocsd_dump *dumps,
+			      unsigned int ndumps, const void *trace, size_t len,
+			      char *msg, size_t msglen);
+
 #endif /* TRACEBUF_OPENCSD_H */

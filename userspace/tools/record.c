@@ -4,6 +4,15 @@
  * each drained into a capture directory (docs/capture-format.md) until a
  * duration passes, a command exits, or SIGINT/SIGTERM.
  *
+ * With a command (or -p PID) and neither -a nor -C, the sessions use the
+ * per-task target (TRACEBUF_TARGET_TASK, docs/abi.md section 17): they
+ * trace that process, its threads and (unless --no-inherit) what it
+ * forks, on every online CPU. The command is forked first and waits on a
+ * pipe; every session is set up for its pid and enabled; then it execs, so
+ * its first instruction is traced (perf's workload pipe). The sideband a
+ * decoder needs (mmaps, comm, forks, switches, the vDSO, the clock
+ * conversion) comes from record_sb.c.
+ *
  * The sessions are consumed by a libtracebuf group (tracebuf_group_new(3)):
  * its callbacks append each record to cpuN.data and, for an AUX record,
  * write the span straight from the AUX mapping to cpuN.aux (two iovecs
@@ -28,6 +37,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,6 +45,7 @@
 
 #include <libtracebuf.h>
 
+#include "record_sb.h"
 #include "tool.h"
 
 #define DEF_DATA_SIZE	(256ULL << 10)
@@ -45,12 +56,17 @@
 #define TICK_MS		100		/* drain everything at least this often */
 
 static const char record_usage[] =
-	"Usage: tracebuf record [-a | -C CPULIST] [-b BACKEND] [-c CONFIG] [--data-size N]\n"
-	"                       [--aux-size N] [--snapshot] [-o DIR] [--duration T]\n"
+	"Usage: tracebuf record [-a | -C CPULIST | -p PID] [-b BACKEND] [-c CONFIG]\n"
+	"                       [--data-size N] [--aux-size N] [--snapshot] [-o DIR]\n"
+	"                       [--duration T] [--no-inherit] [--sideband MODE]\n"
 	"                       [--allow-loss] [-q] [-- COMMAND [ARGS...]]\n"
 	"\n"
-	"  -a, --all-cpus       trace every online CPU (the default)\n"
+	"  -a, --all-cpus       trace every online CPU (the default without a command or -p)\n"
 	"  -C, --cpu CPULIST    trace these CPUs, e.g. 0,2-3\n"
+	"  -p, --pid PID        trace process PID (its threads, and what it forks) until it\n"
+	"                       exits; a COMMAND without -a or -C is traced the same way\n"
+	"      --no-inherit     with -p or a command: not the processes it forks\n"
+	"      --sideband MODE  auto (perf if allowed, else /proc), perf, proc or none\n"
 	"  -b, --backend NAME   trace backend (default: auto, the first present)\n"
 	"  -c, --config STRING  driver configuration, key=value,... (see 'tracebuf config --list')\n"
 	"      --data-size N    data ring per CPU, a power of two (K, M, G suffixes; default 256K)\n"
@@ -103,6 +119,9 @@ struct record {
 	const char *outdir;
 	double duration;		/* seconds; 0: none */
 	char **command;			/* NULL-terminated, or NULL */
+	pid_t pid;			/* -p */
+	int per_task, no_inherit;
+	enum rsb_mode sb_mode;
 
 	/* State. */
 	struct rcpu *c;
@@ -116,6 +135,10 @@ struct record {
 	int usr2_warned;
 	pid_t child;
 	int child_status, child_done, child_failed_exec;
+	pid_t task;			/* per-task: the traced process */
+	int pidfd;			/* -p: the process, polled for its exit */
+	int task_gone;			/* -p: it exited */
+	struct rsb *sb;			/* the sideband */
 	uint64_t start_ns, end_ns;
 	struct timespec start_rt;
 	int fatal;			/* a write error: stop everything */
@@ -398,6 +421,8 @@ static int on_record(void *ctx, struct tracebuf_session *s, const struct tracebu
 	(void)s;
 	if (R->fatal)
 		return -ECANCELED;
+	if (r->hdr.type == TRACEBUF_REC_SWITCH || r->hdr.type == TRACEBUF_REC_TASK)
+		rsb_on_record(R->sb, r);
 	if (l) {
 		/* AUX_OVERRUN counts trace bytes, every other reason records. */
 		if (l->reason == TRACEBUF_LOST_AUX_OVERRUN) {
@@ -496,6 +521,8 @@ static void drain_all(struct record *R)
 	if (R->group)
 		tracebuf_group_consume(R->group);	/* errors: R->fatal, printed */
 	flush_all(R);
+	if (R->sb)
+		rsb_tick(R->sb);
 }
 
 static uint64_t ctl_read(const __u64 *p)
@@ -594,9 +621,12 @@ static void write_meta_to(struct record *R, FILE *f, int complete)
 		fprintf(f, "%d", WTERMSIG(R->child_status));
 	else
 		fputs("null", f);
-	fputs(",\n\"cpus\": [", f);
+	fputs(",\n", f);
+	if (R->sb)
+		rsb_write_meta(R->sb, f);
+	fputs("\"cpus\": [", f);
 	for (i = 0; i < R->nr_cpus; i++)
-		fprintf(f, "%s%u", i ? ", " : "", R->cpus[i]);
+		fprintf(f, "%s%u", i ? ", " : "", R->c[i].cpu);
 	fputs("],\n\"per_cpu\": {", f);
 	for (i = 0; i < R->nr_cpus; i++) {
 		struct rcpu *c = &R->c[i];
@@ -635,6 +665,8 @@ static void write_meta_to(struct record *R, FILE *f, int complete)
 		json_cstr(f, c->error);
 		fputc('}', f);
 	}
+	if (rsb_lost(R->sb))
+		lost = 1;	/* the sideband's perf rings were full */
 	fprintf(f, "\n},\n\"lost\": %s,\n\"complete\": %s\n}\n", lost ? "true" : "false",
 		complete ? "true" : "false");
 }
@@ -667,18 +699,19 @@ fail:
 
 /* ---- the output directory ----------------------------------------------- */
 
-/* meta.json, meta.json.tmp, cpuN.data, cpuN.aux: what record writes. */
+/* meta.json, meta.json.tmp, cpuN.data, cpuN.aux, cpuN.sb, proc.sb, vdso.so. */
 static int capture_file(const char *name)
 {
 	const char *p;
 
-	if (!strcmp(name, TB_CAPTURE_META) || !strcmp(name, TB_CAPTURE_META ".tmp"))
+	if (!strcmp(name, TB_CAPTURE_META) || !strcmp(name, TB_CAPTURE_META ".tmp") ||
+	    !strcmp(name, "proc.sb") || !strcmp(name, "vdso.so"))
 		return 1;
 	if (strncmp(name, "cpu", 3) || name[3] < '0' || name[3] > '9')
 		return 0;
 	for (p = name + 3; *p >= '0' && *p <= '9'; p++)
 		;
-	return !strcmp(p, ".data") || !strcmp(p, ".aux");
+	return !strcmp(p, ".data") || !strcmp(p, ".aux") || !strcmp(p, ".sb");
 }
 
 /*
@@ -969,6 +1002,12 @@ static int open_cpu(struct record *R, struct rcpu *c, int first)
 		su.cpuset_ptr = (uintptr_t)c->cpuset;
 		su.cpuset_size = c->cpuset_words * 8;
 	}
+	if (R->per_task) {
+		/* The same CPU or CPU set, for one process (and its children). */
+		su.target = TRACEBUF_TARGET_TASK;
+		su.pid = R->task;
+		su.flags = R->no_inherit ? 0 : TRACEBUF_SETUP_F_INHERIT;
+	}
 	su.data_watermark = R->data_size / 4;
 	su.aux_watermark = R->snapshot ? 0 : R->aux_size / 4;
 	memcpy(su.backend, R->backend_name, strnlen(R->backend_name, sizeof(su.backend) - 1));
@@ -981,6 +1020,22 @@ static int open_cpu(struct record *R, struct rcpu *c, int first)
 		else if (ret == -EINVAL && c->cpu >= R->info.nr_cpu_ids)
 			fprintf(stderr, "tracebuf: no CPU %u (nr_cpu_ids is %u)\n", c->cpu,
 				R->info.nr_cpu_ids);
+		else if (R->per_task && ret == -ESRCH)
+			fprintf(stderr, "tracebuf: no process %d (or it is exiting)\n", (int)R->task);
+		else if (R->per_task && ret == -EACCES)
+			fprintf(stderr, "tracebuf: you may not trace process %d: it is another "
+				"user's, or not dumpable (set-user-ID): the rule is ptrace's "
+				"(PTRACE_MODE_READ_REALCREDS)\n", (int)R->task);
+		else if (R->per_task && ret == -EBUSY)
+			fprintf(stderr, "tracebuf: process %d is already traced by another "
+				"tracebuf session on CPU %u\n", (int)R->task, c->cpu);
+		else if (R->per_task && ret == -EOPNOTSUPP)
+			fprintf(stderr, "tracebuf: this kernel cannot trace one process (no "
+				"scheduler tracepoints): use -a\n");
+		else if (R->per_task && ret == -EINVAL)
+			fprintf(stderr, "tracebuf: the module refused to trace process %d on CPU "
+				"%u (a module older than the per-task target?): -a or -C trace "
+				"CPUs\n", (int)R->task, c->cpu);
 		else
 			fprintf(stderr, "tracebuf: cannot set up a %s session on CPU %u: %s\n",
 				R->backend_name, c->cpu, ret == -EPERM ?
@@ -1046,6 +1101,13 @@ static int enable_cpu(struct record *R, struct rcpu *c)
 	if (ret == -EBUSY) {
 		fprintf(stderr, "tracebuf: CPU %u: Intel PT is in use by someone else, e.g. "
 			"perf's intel_pt: stop it first\n", c->cpu);
+	} else if (ret == -EACCES && R->per_task) {
+		char lvl[16];
+
+		read_param("paranoid", lvl, sizeof(lvl));
+		fprintf(stderr, "tracebuf: cannot trace process %d: permission denied: without "
+			"CAP_PERFMON, tracing a process of your own needs " TB_PARAMS "paranoid "
+			"<= 2 (now %s), and kernel=1 <= 1\n", (int)R->task, lvl[0] ? lvl : "?");
 	} else if (ret == -EACCES) {
 		fprintf(stderr, "tracebuf: CPU %u: cannot start tracing: permission denied\n",
 			c->cpu);
@@ -1307,6 +1369,14 @@ static int summary(struct record *R)
 		}
 	}
 	(void)t_gap;
+	if (R->sb) {
+		rsb_summary(R->sb, stderr);
+		if (rsb_lost(R->sb)) {
+			fprintf(stderr, "tracebuf: sideband records lost: the perf rings were "
+				"full\n");
+			lost = 1;
+		}
+	}
 	if (lost && R->allow_loss)
 		fprintf(stderr, "tracebuf: loss allowed (--allow-loss)\n");
 	return lost;
@@ -1360,6 +1430,8 @@ static int on_signal(void *ctx, int fd, unsigned int events)
 	return 0;
 }
 
+static int task_exited(pid_t pid);
+
 /* Returns the signal that stopped us (0: duration, command or all CPUs gone). */
 static int event_loop(struct record *R)
 {
@@ -1399,6 +1471,8 @@ static int event_loop(struct record *R)
 		}
 		if (R->child > 0 && R->child_done)
 			break;
+		if (R->pid && (R->task_gone || (R->pidfd < 0 && task_exited(R->pid))))
+			break;
 		if (deadline && now >= deadline)
 			break;
 		for (i = 0, live = 0; i < R->nr_cpus; i++)
@@ -1433,17 +1507,22 @@ static int parse_args(struct record *R, int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "allow-loss", no_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "no-inherit", no_argument, NULL, 'I' },
+		{ "sideband", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	long page = sysconf(_SC_PAGESIZE);
 	int c, all = 0, ret;
+	char *end;
+	long v;
 
 	if (page <= 0)
 		page = 4096;
 	tb_getopt_reset();
 	/* '+': options end at the first non-option (the command). */
-	while ((c = getopt_long(argc, argv, "+:aC:b:c:o:d:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:aC:b:c:o:d:qp:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			all = 1;
@@ -1495,6 +1574,29 @@ static int parse_args(struct record *R, int argc, char **argv)
 		case 'q':
 			R->quiet = 1;
 			break;
+		case 'p':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || v <= 0 || v > INT_MAX || *optarg == '+')
+				return tb_usage_error("invalid process ID", optarg);
+			R->pid = (pid_t)v;
+			break;
+		case 'I':
+			R->no_inherit = 1;
+			break;
+		case 's':
+			if (!strcmp(optarg, "auto"))
+				R->sb_mode = RSB_AUTO;
+			else if (!strcmp(optarg, "perf"))
+				R->sb_mode = RSB_PERF;
+			else if (!strcmp(optarg, "proc"))
+				R->sb_mode = RSB_PROC;
+			else if (!strcmp(optarg, "none"))
+				R->sb_mode = RSB_NONE;
+			else
+				return tb_usage_error("invalid --sideband (auto, perf, proc or none)",
+						      optarg);
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -1504,6 +1606,9 @@ static int parse_args(struct record *R, int argc, char **argv)
 	}
 	if (all && R->cpus)
 		return tb_usage_error("-a and -C exclude each other", "-a");
+	if (R->pid && (all || R->cpus))
+		return tb_usage_error("-p traces a process on every CPU; -a and -C trace CPUs",
+				      "-p");
 	if (optind < argc) {
 		/* getopt stops at "--" (and steps over it) or the first operand. */
 		if (strcmp(argv[optind - 1], "--"))
@@ -1513,6 +1618,13 @@ static int parse_args(struct record *R, int argc, char **argv)
 	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 		return tb_usage_error("missing command after", "--");
 	}
+	if (R->pid && R->command)
+		return tb_usage_error("-p and a command exclude each other", "-p");
+	/* A command or -p: that process, unless -a or -C asked for CPUs. */
+	R->per_task = (R->command || R->pid) && !all && !R->cpus;
+	if (R->no_inherit && !R->per_task)
+		return tb_usage_error("--no-inherit is for -p or a command without -a or -C",
+				      "--no-inherit");
 	if (!R->cpus) {
 		char buf[4096];
 
@@ -1533,6 +1645,8 @@ static void cleanup(struct record *R)
 	/* The group first: it holds no file, but it points at the sessions. */
 	tracebuf_group_free(R->group);
 	R->group = NULL;
+	rsb_free(R->sb);
+	R->sb = NULL;
 	for (i = 0; R->c && i < R->nr_cpus; i++) {
 		struct rcpu *c = &R->c[i];
 
@@ -1550,21 +1664,56 @@ static void cleanup(struct record *R)
 	free(R->cpus);
 	if (R->sigfd >= 0)
 		close(R->sigfd);
+	if (R->pidfd >= 0)
+		close(R->pidfd);
+}
+
+/* -p: the process exited (its pidfd is readable). */
+static int on_pidfd(void *ctx, int fd, unsigned int events)
+{
+	struct record *R = ctx;
+
+	(void)fd;
+	(void)events;
+	R->task_gone = 1;
+	return 0;
+}
+
+/* -p without a pidfd (before 5.3): gone, or a zombie. */
+static int task_exited(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');		/* the comm may hold anything */
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record rec, *R = &rec;
+	struct rsb_opts so;
 	sigset_t mask, oldmask;
 	int go_fd = -1, err_fd = -1, ret, status = TB_EXIT_FAIL, stopsig = 0, ran = 0;
-	unsigned int i;
+	unsigned int i, nr_all;
 
 	memset(R, 0, sizeof(*R));
 	snprintf(R->backend, sizeof(R->backend), "%s", TRACEBUF_BACKEND_AUTO);
 	R->data_size = DEF_DATA_SIZE;
 	R->aux_size = DEF_AUX_SIZE;
 	R->outdir = DEF_OUTPUT;
-	R->sigfd = -1;
+	R->sigfd = R->pidfd = -1;
+	R->sb_mode = RSB_AUTO;
 	the_record = R;
 
 	ret = parse_args(R, argc, argv);
@@ -1573,17 +1722,34 @@ int cmd_record(int argc, char **argv)
 		return ret < 0 ? TB_EXIT_OK : ret;
 	}
 
+	/*
+	 * Signals through a signalfd, blocked from here on (a SIGCHLD of the
+	 * command waits for it); the command gets the old mask back.
+	 */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGUSR2);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+
 	R->c = calloc(R->nr_cpus, sizeof(*R->c));
 	if (!R->c) {
-		free(R->cpus);
 		fprintf(stderr, "tracebuf: out of memory\n");
-		return TB_EXIT_FAIL;
+		goto out;
 	}
 	for (i = 0; i < R->nr_cpus; i++) {
 		R->c[i].cpu = R->cpus[i];
 		R->c[i].s.fd = -1;
 		R->c[i].data_fd = R->c[i].aux_fd = -1;
 	}
+	nr_all = R->nr_cpus;
+
+	/* The command first, stopped before its exec: the sessions need its pid. */
+	if (R->command && fork_command(R, &go_fd, &err_fd))
+		goto out;
+	if (R->per_task)
+		R->task = R->command ? R->child : R->pid;
 
 	/* Everything that can fail on the device, before the directory. */
 	for (i = 0; i < R->nr_cpus; i++) {
@@ -1601,6 +1767,16 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* The sideband of every CPU traced (CoreSight: not only each sink's first). */
+	memset(&so, 0, sizeof(so));
+	so.outdir = R->outdir;
+	so.mode = R->sb_mode;
+	so.pid = R->per_task ? R->task : 0;
+	so.inherit = !R->no_inherit;
+	so.cpus = R->cpus;
+	so.nr_cpus = nr_all;
+	if (rsb_open(&R->sb, &so))
+		goto out;
 	if (prepare_outdir(R->outdir))
 		goto out;
 	for (i = 0; i < R->nr_cpus; i++) {
@@ -1609,31 +1785,35 @@ int cmd_record(int argc, char **argv)
 		if (R->c[i].data_fd < 0 || R->c[i].aux_fd < 0)
 			goto out;
 	}
+	if (rsb_create_files(R->sb))
+		goto out;
 
-	/* Signals through a signalfd; the command gets the old mask back. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGUSR2);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
 	R->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	ret = R->sigfd < 0 ? -errno : tracebuf_group_new(NULL, &R->group);
 	if (!ret)
 		ret = tracebuf_group_add_fd(R->group, R->sigfd, on_signal, R);
 	if (ret) {
 		fprintf(stderr, "tracebuf: signalfd/epoll: %s\n", strerror(-ret));
-		goto out_mask;
+		goto out;
 	}
 	for (i = 0; i < R->nr_cpus; i++) {
 		ret = tracebuf_group_add(R->group, &R->c[i].s, &record_ops, &R->c[i]);
 		if (ret) {
 			fprintf(stderr, "tracebuf: epoll_ctl: %s\n", strerror(-ret));
-			goto out_mask;
+			goto out;
 		}
 	}
-	if (R->command && fork_command(R, &go_fd, &err_fd))
-		goto out_mask;
+	if (rsb_add_to_group(R->sb, R->group))
+		goto out;
+	if (R->pid) {
+		R->pidfd = (int)syscall(SYS_pidfd_open, R->pid, 0);
+		if (R->pidfd >= 0 && tracebuf_group_add_fd(R->group, R->pidfd, on_pidfd, R)) {
+			close(R->pidfd);
+			R->pidfd = -1;
+		}
+	}
+	/* What the process is before anything is traced: the sideband's start. */
+	rsb_initial(R->sb);
 
 	clock_gettime(CLOCK_REALTIME, &R->start_rt);
 	R->start_ns = now_ns();
@@ -1647,8 +1827,13 @@ int cmd_record(int argc, char **argv)
 		goto out_stop;
 	}
 	go_fd = err_fd = -1;
+	rsb_started(R->sb);
 	R->progress = !R->quiet && isatty(STDERR_FILENO);
-	if (!R->quiet)
+	if (!R->quiet && R->per_task)
+		fprintf(stderr, "tracebuf: recording process %d on %u CPU%s with %s%s\n",
+			(int)R->task, nr_all, nr_all == 1 ? "" : "s", R->backend_name,
+			R->snapshot ? " in snapshot mode (SIGUSR2: snapshot)" : "");
+	else if (!R->quiet)
 		fprintf(stderr, "tracebuf: recording %u CPU%s with %s%s%s\n", R->nr_cpus,
 			R->nr_cpus == 1 ? "" : "s", R->backend_name,
 			R->snapshot ? " in snapshot mode (SIGUSR2: snapshot)" : "",
@@ -1662,6 +1847,7 @@ out_stop:
 		close(go_fd);	/* the command exits 127 without running */
 	if (err_fd >= 0)
 		close(err_fd);
+	go_fd = err_fd = -1;
 	/* DISABLE publishes (in snapshot mode: the final snapshot). */
 	disable_all(R);
 	R->end_ns = now_ns();
@@ -1690,6 +1876,9 @@ out_stop:
 				R->command[0], WTERMSIG(R->child_status),
 				strsignal(WTERMSIG(R->child_status)));
 	}
+	/* The sideband's last records (the command's exit), its files, the clock. */
+	if (R->sb && R->start_ns && rsb_finish(R->sb))
+		R->fatal = 1;
 	if (R->fatal)
 		status = TB_EXIT_FAIL;
 	if (R->start_ns && write_meta(R, status == TB_EXIT_OK))
@@ -1698,9 +1887,14 @@ out_stop:
 		if (summary(R) && !R->allow_loss && status == TB_EXIT_OK)
 			status = TB_EXIT_FAIL;
 	}
-out_mask:
-	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 out:
+	if (go_fd >= 0)
+		close(go_fd);	/* set-up failed: the command exits 127 without running */
+	if (err_fd >= 0)
+		close(err_fd);
+	if (R->child > 0 && !R->child_done)
+		reap_child(R, 1);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	cleanup(R);
 	return status;
 }

@@ -32,19 +32,27 @@ static const char usage_text[] =
 	"  config --check STRING [--backend NAME] [--cpu N]\n"
 	"                  check a configuration string (\"key=value,...\") on a\n"
 	"                  session and print its canonical form\n"
-	"  record [-a | -C CPULIST] [-b BACKEND] [-c CONFIG] [--data-size N]\n"
-	"         [--aux-size N] [--snapshot] [-o DIR] [--duration T] [--allow-loss]\n"
-	"         [-q] [-- COMMAND [ARGS...]]\n"
-	"                  trace CPUs into a capture directory (default\n"
-	"                  tracebuf.data) until T passes, COMMAND exits or Ctrl-C\n"
+	"  record [-a | -C CPULIST | -p PID] [-b BACKEND] [-c CONFIG] [--data-size N]\n"
+	"         [--aux-size N] [--snapshot] [-o DIR] [--duration T] [--no-inherit]\n"
+	"         [--sideband MODE] [--allow-loss] [-q] [-- COMMAND [ARGS...]]\n"
+	"                  trace COMMAND (or process PID) alone, or CPUs (-a, -C), into\n"
+	"                  a capture directory (default tracebuf.data) with the\n"
+	"                  sideband a decoder needs, until T passes, COMMAND exits or\n"
+	"                  Ctrl-C\n"
 	"  dump DIR [--json] [--cpu N]\n"
 	"                  print the records of a capture, one per line\n"
 	"  decode DIR [--cpu N] [--packets] [--json]\n"
 	"                  decode the Intel PT trace of a capture (libipt)\n"
+	"  decode DIR --insn|--calls [--pid N] [--tid N] [--time FROM,TO] [--json]\n"
+	"                  every executed instruction, or the calls and returns,\n"
+	"                  with symbols (Intel PT: libipt, CoreSight: OpenCSD)\n"
 	"  export --opencsd OUTDIR CAPTURE\n"
 	"                  split a CoreSight capture into segments, each an OpenCSD\n"
 	"                  snapshot directory OUTDIR/segNNN (trc_pkt_lister -ss_dir),\n"
 	"                  listed in OUTDIR/segments\n"
+	"  export --perfetto OUT.json CAPTURE\n"
+	"                  the threads' call stacks over time, for Perfetto or\n"
+	"                  chrome://tracing\n"
 	"  version         show the tool version (also --version)\n"
 	"  help            show this help (also -h, --help)\n"
 	"\n"
@@ -186,6 +194,7 @@ static const struct {
 	{ TRACEBUF_PT_CAP_EVENT_TRACE, "event_trace" },
 	{ TRACEBUF_PT_CAP_BRANCH_ALWAYS, "branch_always" },
 	{ TRACEBUF_PT_CAP_SINGLE_4K, "single_range_4k" },
+	{ TRACEBUF_PT_CAP_NO_VMX_TRACE, "no_vmx_trace" },
 };
 
 /* The values n whose bit is set, "0,3,6,9"; "none" for none. */

@@ -140,6 +140,7 @@ const char *tracebuf_version(void);
 const char *tracebuf_strerror(int err);
 const char *tracebuf_backend_name(unsigned int id);
 const char *tracebuf_rec_type_name(unsigned int type);
+const char *tracebuf_sb_type_name(unsigned int type);
 
 /*
  * An AUX span: the bytes one AUX record describes, handed out by the
@@ -239,18 +240,52 @@ struct tracebuf_capture_opts {
 	void *ctx;
 };
 
+/*
+ * A record of the capture's sideband (docs/capture-format.md, "Sideband"):
+ * a perf_event record (struct perf_event_header, <linux/perf_event.h>)
+ * of one of the files meta.json's "sideband" lists, with the fields of
+ * its sample_id trailer (perf_event_attr.sample_id_all) taken apart.
+ * Handed out by tracebuf_capture_next(3) with TRACEBUF_ITER_SIDEBAND.
+ */
+struct tracebuf_sb_rec {
+	const void *data;	/* the record: struct perf_event_header first (8-byte aligned) */
+	uint32_t size;		/* header.size: bytes at data */
+	uint32_t type;		/* header.type: PERF_RECORD_MMAP2, PERF_RECORD_COMM, ... */
+	uint32_t misc;		/* header.misc */
+	uint32_t fields;	/* TRACEBUF_SB_F_*: which of the trailer's fields it has */
+	const void *body;	/* data + 8: the type's fields */
+	uint32_t body_size;	/* their bytes, the trailer left out */
+	uint32_t pid, tid;	/* PERF_SAMPLE_TID */
+	uint64_t time;		/* PERF_SAMPLE_TIME: ns of meta.json "sideband.clock" */
+	uint64_t id;		/* PERF_SAMPLE_IDENTIFIER, else PERF_SAMPLE_ID */
+	uint32_t cpu;		/* PERF_SAMPLE_CPU */
+	uint32_t reserved;
+};
+
+/* tracebuf_sb_rec.fields */
+#define TRACEBUF_SB_F_TID	(1U << 0)
+#define TRACEBUF_SB_F_TIME	(1U << 1)
+#define TRACEBUF_SB_F_ID	(1U << 2)
+#define TRACEBUF_SB_F_CPU	(1U << 3)
+
+/* tracebuf_capture_rec.cpu of a sideband file that is no CPU's (proc.sb) */
+#define TRACEBUF_CAPTURE_NO_CPU	(~0U)
+
 /* A record handed out by tracebuf_capture_next(3). */
 struct tracebuf_capture_rec {
-	const struct tracebuf_record *r;	/* the record (r->hdr.size bytes, aligned) */
-	const char *file;		/* the file it is in: "cpu0.data" */
-	unsigned int cpu;		/* the stream's CPU (N of cpuN.data) */
-	unsigned int stream;		/* the stream's index */
+	const struct tracebuf_record *r;	/* the record (r->hdr.size bytes, aligned); NULL: sb */
+	const char *file;		/* the file it is in: "cpu0.data", "cpu0.sb" */
+	unsigned int cpu;		/* the stream's CPU (N of cpuN.data), or TRACEBUF_CAPTURE_NO_CPU */
+	unsigned int stream;		/* the stream's index (sideband: the file's in "files") */
 	uint64_t offset;		/* byte offset of the record in the file */
 	const struct tracebuf_span *span;	/* AUX records: the span; else NULL */
+	const struct tracebuf_sb_rec *sb;	/* a sideband record (then r is NULL); else NULL */
 };
 
 /* tracebuf_capture_iter_opts.flags */
 #define TRACEBUF_ITER_ONE_CPU	(1U << 0)	/* only the stream of .cpu */
+#define TRACEBUF_ITER_SIDEBAND	(1U << 1)	/* the sideband's records too (rec->sb) */
+#define TRACEBUF_ITER_SIDEBAND_ONLY (1U << 2)	/* only the sideband's records */
 
 struct tracebuf_capture_iter_opts {
 	size_t sz;		/* sizeof(struct tracebuf_capture_iter_opts) */
@@ -295,6 +330,12 @@ void tracebuf_capture_iter_free(struct tracebuf_capture_iter *it);
  *	}
  *	if (tracebuf_ring_error(s))
  *		... the ring is corrupt: stop ...
+ *
+ * A ring set up with TRACEBUF_SETUP_F_COMPACT (its control page has
+ * TRACEBUF_CTL_F_COMPACT) holds struct tracebuf_crec records: consume it
+ * with tracebuf_peek_compact() and tracebuf_advance_compact() in the same
+ * way. tracebuf_peek() on it, or tracebuf_peek_compact() on a standard
+ * ring, returns NULL and sets the error to -EPROTO.
  */
 
 /*
@@ -311,7 +352,10 @@ static inline uint64_t tracebuf_unread(const struct tracebuf_session *s)
 	return (int64_t)n > 0 ? n : 0;
 }
 
-/* 0, or -EBADMSG once tracebuf_peek() met a record it cannot trust. */
+/*
+ * 0, or -EBADMSG once tracebuf_peek() met a record it cannot trust, or
+ * -EPROTO once it was used on a ring of the other format.
+ */
 static inline int tracebuf_ring_error(const struct tracebuf_session *s)
 {
 	return s->ring_err;
@@ -334,6 +378,10 @@ static inline const struct tracebuf_record *tracebuf_peek(struct tracebuf_sessio
 
 		if (!s->ctl || s->ring_err)
 			return NULL;
+		if (s->ctl->flags & TRACEBUF_CTL_F_COMPACT) {
+			s->ring_err = -EPROTO;	/* tracebuf_peek_compact() */
+			return NULL;
+		}
 		/* Pairs with the module's publication of data_head. */
 		head = tracebuf_smp_load_acquire(&s->ctl->data_head);
 		avail = head - s->tail;
@@ -355,6 +403,50 @@ static inline const struct tracebuf_record *tracebuf_peek(struct tracebuf_sessio
 		if (!(r->hdr.flags & TRACEBUF_REC_F_DISCARD))
 			return r;
 		tracebuf_advance(s, r);
+	}
+}
+
+static inline void tracebuf_advance_compact(struct tracebuf_session *s,
+					    const struct tracebuf_crec *r)
+{
+	s->tail += r->size;
+	/* Pairs with the module's check for free space before it writes. */
+	if (!(s->map_flags & TRACEBUF_MAP_READONLY))
+		tracebuf_smp_store_release(&s->ctl->data_tail, s->tail);
+}
+
+/* tracebuf_peek() for a compact ring (TRACEBUF_SETUP_F_COMPACT). */
+static inline const struct tracebuf_crec *tracebuf_peek_compact(struct tracebuf_session *s)
+{
+	if (!s->ctl || s->ring_err)
+		return NULL;
+	if (!(s->ctl->flags & TRACEBUF_CTL_F_COMPACT)) {
+		s->ring_err = -EPROTO;	/* tracebuf_peek() */
+		return NULL;
+	}
+	for (;;) {
+		const struct tracebuf_crec *r;
+		uint64_t head, avail;
+		uint32_t size;
+
+		/* Pairs with the module's publication of data_head. */
+		head = tracebuf_smp_load_acquire(&s->ctl->data_head);
+		avail = head - s->tail;
+		if (!avail)
+			return NULL;
+		r = (const struct tracebuf_crec *)(const void *)
+			(s->data + (s->tail & (s->data_size - 1)));
+		/* Pairs with the module's commit, as in tracebuf_peek(). */
+		if (tracebuf_smp_load_acquire(&r->commit) != tracebuf_commit_tag(s->tail))
+			return NULL;
+		size = r->size;
+		if (size % 8 || size < sizeof(*r) || size > s->data_size || size > avail) {
+			s->ring_err = -EBADMSG;
+			return NULL;
+		}
+		if (r->type != TRACEBUF_CREC_SKIP)
+			return r;
+		tracebuf_advance_compact(s, r);
 	}
 }
 
@@ -431,6 +523,16 @@ static inline const struct tracebuf_rec_etm *tracebuf_as_etm(const struct traceb
 	return TRACEBUF_AS_(r, TRACEBUF_REC_ETM, struct tracebuf_rec_etm);
 }
 
+static inline const struct tracebuf_rec_switch *tracebuf_as_switch(const struct tracebuf_record *r)
+{
+	return TRACEBUF_AS_(r, TRACEBUF_REC_SWITCH, struct tracebuf_rec_switch);
+}
+
+static inline const struct tracebuf_rec_task *tracebuf_as_task(const struct tracebuf_record *r)
+{
+	return TRACEBUF_AS_(r, TRACEBUF_REC_TASK, struct tracebuf_rec_task);
+}
+
 static inline const struct tracebuf_rec_config *tracebuf_as_config(const struct tracebuf_record *r)
 {
 	const struct tracebuf_rec_config *c =
@@ -445,6 +547,24 @@ static inline const struct tracebuf_rec_user *tracebuf_as_user(const struct trac
 		TRACEBUF_AS_(r, TRACEBUF_REC_USER, struct tracebuf_rec_user);
 
 	return u && u->len <= u->r.hdr.size - sizeof(*u) ? u : (const struct tracebuf_rec_user *)0;
+}
+
+/* The same for compact records (tracebuf_peek_compact()). */
+#define TRACEBUF_CAS_(rec, rtype, st) \
+	((rec) && (rec)->type == (rtype) && (rec)->size >= sizeof(st) ? \
+	 (const st *)(const void *)(rec) : (const st *)0)
+
+static inline const struct tracebuf_crec_lost *tracebuf_cas_lost(const struct tracebuf_crec *r)
+{
+	return TRACEBUF_CAS_(r, TRACEBUF_REC_LOST, struct tracebuf_crec_lost);
+}
+
+static inline const struct tracebuf_crec_user *tracebuf_cas_user(const struct tracebuf_crec *r)
+{
+	const struct tracebuf_crec_user *u =
+		TRACEBUF_CAS_(r, TRACEBUF_REC_USER, struct tracebuf_crec_user);
+
+	return u && u->len <= u->r.size - sizeof(*u) ? u : (const struct tracebuf_crec_user *)0;
 }
 
 #ifdef __cplusplus
