@@ -5,8 +5,9 @@
 # plus the CoreSight subtrees of two real boards, taken from the kernel's
 # own device trees in Debian's linux-source-6.1: Arm Juno r2 (juno-r2.dts,
 # with juno-base.dtsi and juno-cs-r1r2.dtsi) and the DragonBoard 410c
-# (apq8016-sbc.dts, Qualcomm MSM8916). tests/host/csdt moves each under a
-# container at an address the virt machine leaves free, maps their CPUs
+# (apq8016-sbc.dts, Qualcomm MSM8916). tests/host/csdt puts each under a
+# container that maps none of their addresses (no MMIO reaches them: the
+# emulator stands in for them), maps their CPUs
 # onto the guest's two (Juno: A72_0 and A53_0, one per cluster; MSM8916:
 # CPU0 and CPU1; the other ETMs are disabled), and points their clocks
 # and power domains at a controller node an emulator can bind to.
@@ -51,10 +52,20 @@ soc_dtb() { # dts out.dtb
 }
 soc_dtb "$src/arch/arm64/boot/dts/arm/juno-r2.dts" "$out/juno-r2.dtb"
 soc_dtb "$src/arch/arm64/boot/dts/qcom/apq8016-sbc.dts" "$out/apq8016-sbc.dtb"
-"$csdt" --name juno --base 0x1000000000 --cpu A72_0=0 --cpu A53_0=1 \
+"$csdt" --name juno --cpu A72_0=0 --cpu A53_0=1 \
 	"$out/juno-r2.dtb" >"$out/juno.dtsi"
-"$csdt" --name msm8916 --base 0x2000000000 --cpu CPU0=0 --cpu CPU1=1 \
+"$csdt" --name msm8916 --cpu CPU0=0 --cpu CPU1=1 \
 	"$out/apq8016-sbc.dtb" >"$out/msm8916.dtsi"
+# TB_CSDT_BREAK=juno-replicator: a deliberately wrong tree, to see
+# tests/guest/cs_dt fail on one (Juno's replicator feeds the ETR from its
+# master port 0 instead of port 1, a tree that still traces).
+case ${TB_CSDT_BREAK:-} in
+'') ;;
+juno-replicator)
+	sed -i '/replicator@20120000 {/,/in-ports/{s/port@1 {/port@0 {/;s/reg = <0x1>;/reg = <0x0>;/}' \
+		"$out/juno.dtsi" ;;
+*) tb_die "TB_CSDT_BREAK=$TB_CSDT_BREAK: unknown" ;;
+esac
 
 # The machine as run-guest.sh boots it (the device tree does not depend
 # on the consoles, the initrd or the kernel).

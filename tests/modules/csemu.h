@@ -142,6 +142,9 @@
  *   rate, period_us  rw, the generation knobs (as the module parameters)
  *   violations       r, total violations
  *   blocked          r, trace bytes links did not pass on (all links)
+ *   topology         r, what tracebuf is told: "tmc NAME etr|etf|etb",
+ *                    "funnel NAME", "replicator NAME", "etm NAME CPU" and
+ *                    "wire SRC PORT DST PORT" (master port to slave port)
  *   NAME/stats       r, a funnel's or replicator's: passed, blocked, claim,
  *                    functl or idfilter0/1 (NAME as in the DT: funnel@...)
  *   etmN/stats       r, "key value" lines
@@ -519,5 +522,6 @@ bool csemu_pa_freed(struct csemu_sink *k, u64 pa);
 /* csemu_topo.c */
 int csemu_build(void);
 void csemu_dt_free(void);
+void csemu_topology_debugfs(struct dentry *dir);
 
 #endif /* TB_CSEMU_H */

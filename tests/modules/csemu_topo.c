@@ -404,6 +404,46 @@ static int csemu_build_flat(void)
 	return 0;
 }
 
+/*
+ * debugfs topology: what tracebuf is told, one line per component and
+ * per ATB wire ("etm NAME CPU", "tmc NAME etr|etf|etb", "funnel NAME",
+ * "replicator NAME", "wire SRC PORT DST PORT"), for tests to compare
+ * with the device tree (tests/guest/cs_dt.c).
+ */
+static int csemu_topology_show(struct seq_file *m, void *v)
+{
+	static const char *const tmc[] = {
+		[TRACEBUF_CS_SINK_ETR] = "etr", [TRACEBUF_CS_SINK_ETF] = "etf",
+		[TRACEBUF_CS_SINK_ETB] = "etb",
+	};
+	unsigned int cpu, i;
+
+	for (i = 0; i < csemu.nr_sinks; i++) {
+		struct csemu_sink *k = &csemu.sinks[i];
+
+		seq_printf(m, "tmc %s %s\n", k->c.name,
+			   k->type < ARRAY_SIZE(tmc) && tmc[k->type] ? tmc[k->type] : "?");
+	}
+	for (i = 0; i < csemu.nr_links; i++)
+		seq_printf(m, "%s %s\n", csemu.links[i].c.kind == CSEMU_KIND_REPL ?
+			   "replicator" : "funnel", csemu.links[i].c.name);
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "etm %s %u\n", csemu.etms[cpu].c.name, cpu);
+	for (i = 0; i < csemu.nr_conns; i++) {
+		const struct tb_cs_conn *w = &csemu.conns[i];
+
+		seq_printf(m, "wire %s %u %s %u\n", csemu.desc[w->src].c.name, w->src_port,
+			   csemu.desc[w->dst].c.name, w->dst_port);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(csemu_topology);
+
+void csemu_topology_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("topology", 0444, dir, NULL, &csemu_topology_fops);
+}
+
 int csemu_build(void)
 {
 	unsigned int cpu, n;

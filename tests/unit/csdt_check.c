@@ -4,7 +4,8 @@
  *
  *   csdt_check GUEST.dtb CONTAINER ETR CPU0_ETM CPU1_ETM LINK...
  *
- * In /CONTAINER: every remote-endpoint resolves to an endpoint of the
+ * /CONTAINER has no ranges and is no simple-bus (no CPU address reaches
+ * the components, no device is made for them). In it: every remote-endpoint resolves to an endpoint of the
  * same container whose remote-endpoint points back; every available
  * component has its clocks on the container's controller and, if it is
  * a primecell, an arm,primecell-periphid; TMCs are dma-coherent; ETMs
@@ -98,6 +99,9 @@ int main(int argc, char **argv)
 	CHECK(cont >= 0, "no %s", path);
 	if (cont < 0)
 		return 1;
+	/* Nothing maps the boards' addresses, nothing populates them. */
+	CHECK(!fdt_getprop(fdt, cont, "ranges", NULL), "%s has ranges", path);
+	CHECK(fdt_node_check_compatible(fdt, cont, "simple-bus") != 0, "%s is a simple-bus", path);
 	ctl = fdt_subnode_offset(fdt, cont, "clock-controller");
 	CHECK(ctl >= 0 && !fdt_node_check_compatible(fdt, ctl, "tracebuf,csemu-soc"),
 	      "no controller in %s", path);
