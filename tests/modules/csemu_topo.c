@@ -146,9 +146,9 @@ static int csemu_dt_cpu(struct device_node *np)
 static int csemu_dt_count(const char *soc)
 {
 	struct device_node *np;
-	DECLARE_BITMAP(have, NR_CPUS) = { 0 };
+	cpumask_var_t have;
 	unsigned int cpu;
-	int cpu_id;
+	int cpu_id, ret = 0;
 
 	csemu_dt = kzalloc(sizeof(*csemu_dt), GFP_KERNEL);
 	if (!csemu_dt)
@@ -159,12 +159,14 @@ static int csemu_dt_count(const char *soc)
 		       soc, soc);
 		return -ENODEV;
 	}
+	if (!zalloc_cpumask_var(&have, GFP_KERNEL))
+		return -ENOMEM;
 	for_each_available_child_of_node(csemu_dt->soc, np) {
 		switch (csemu_dt_kind(np)) {
 		case DT_ETM:
 			cpu_id = csemu_dt_cpu(np);
 			if (cpu_id >= 0 && cpu_id < nr_cpu_ids)
-				set_bit(cpu_id, have);
+				cpumask_set_cpu(cpu_id, have);
 			break;
 		case DT_TMC:
 			csemu.nr_sinks++;
@@ -178,11 +180,15 @@ static int csemu_dt_count(const char *soc)
 		}
 	}
 	for_each_possible_cpu(cpu)
-		if (!test_bit(cpu, have)) {
+		if (!cpumask_test_cpu(cpu, have)) {
 			pr_err("tb_csemu: topology=%s: no ETM for CPU %u in the device tree\n",
 			       soc, cpu);
-			return -EINVAL;
+			ret = -EINVAL;
+			break;
 		}
+	free_cpumask_var(have);
+	if (ret)
+		return ret;
 	return csemu.nr_sinks ? 0 : -ENODEV;
 }
 
@@ -273,7 +279,8 @@ static int csemu_build_dt(void)
 			switch (kind) {
 			case DT_TMC:
 				k = &csemu.sinks[s];
-				ret = csemu_sink_init(k, s, csemu_dt_tmc_type(np), kbasename(np->full_name));
+				ret = csemu_sink_init(k, s, csemu_dt_tmc_type(np),
+						      kbasename(np->full_name));
 				if (ret)
 					goto out;
 				if (!of_property_read_bool(np, "arm,scatter-gather"))
@@ -303,8 +310,9 @@ static int csemu_build_dt(void)
 				strscpy(e->c.name, kbasename(np->full_name), sizeof(e->c.name));
 				d = csemu_describe(&e->c, TB_CS_KIND_ETM);
 				d->cpu = cpu;
-				/* What the firmware says: arm,coresight-loses-context-with-cpu. */
-				if (of_property_read_bool(np, "arm,coresight-loses-context-with-cpu"))
+				/* What the firmware says. */
+				if (of_property_read_bool(np,
+							  "arm,coresight-loses-context-with-cpu"))
 					d->loses_context = true;
 				ret = csemu_dt_add(np, &e->c);
 				break;
