@@ -88,7 +88,10 @@
  *    juno-cs-r1r2.dtsi, and MSM8916's from apq8016-sbc.dts and
  *    msm8916.dtsi, into it): every component, its CPU and its graph
  *    (csemu_build_dt()). tracebuf is told the components and the wires
- *    (struct tb_cs_platform) and builds its paths from them.
+ *    (struct tb_cs_platform) and builds its paths from them. An ETM's
+ *    arm,coresight-loses-context-with-cpu (MSM8916's) is told too, but
+ *    the emulator resets an ETM at a CPU power-down only with
+ *    loses_context=1.
  *  - Generation: a pinned hard hrtimer per online CPU. Every period_us,
  *    an enabled ETM whose sink is Running runs csgen_step() for about
  *    rate bytes; the bytes go through the sink's formatter (csfmt_push
