@@ -23,6 +23,7 @@ pkgs=(
 	libipt-dev libopencsd-dev libopencsd-bin
 	libcapstone-dev
 	libdw-dev qemu-user time
+	device-tree-compiler libfdt-dev
 )
 
 missing=()

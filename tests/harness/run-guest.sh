@@ -331,7 +331,13 @@ arm64)
 	mem=512
 	# KASAN's shadow memory.
 	[ "$cfg" = arm64-debug ] && mem=1024
+	# The machine's own device tree plus the CoreSight of Juno r2 and
+	# MSM8916 from the kernel's device trees (the emulator's topology=juno
+	# and msm8916 read them from it).
+	"$TB_TOP/tests/harness/csdt.sh" $mem "$out/dt" >"$out/dt.log" 2>&1 ||
+		tb_die "$cfg: the guest's device tree (tests/harness/csdt.sh): see $out/dt.log"
 	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg -m $mem
+		-dtb "$out/dt/guest.dtb"
 		-smp 2 -nodefaults -display none -no-reboot -kernel "$kernel"
 		-initrd "$out/initrd.gz"
 		-semihosting-config enable=on,target=native,userspace=on

@@ -82,11 +82,16 @@
  *    only under the self-hosted claim (the kernel's drivers claim
  *    first).
  *  - Topologies (topology=): shared, every ETM wired straight to sink
- *    0; percpu, ETM i to sink i; juno, Juno r2's graph as the kernel's
- *    juno-base.dtsi, juno-cs-r1r2.dtsi and juno-r2.dts describe it
- *    (csemu_build_juno()); msm8916, Qualcomm's as msm8916.dtsi does.
- *    tracebuf is told the components and the wires (struct
- *    tb_cs_platform) and builds its paths from them.
+ *    0; percpu, ETM i to sink i; juno and msm8916, read from the device
+ *    tree the guest booted with (tests/harness/csdt.sh puts Juno r2's
+ *    CoreSight from the kernel's juno-r2.dts, juno-base.dtsi and
+ *    juno-cs-r1r2.dtsi, and MSM8916's from apq8016-sbc.dts and
+ *    msm8916.dtsi, into it): every component, its CPU and its graph
+ *    (csemu_build_dt()). tracebuf is told the components and the wires
+ *    (struct tb_cs_platform) and builds its paths from them. An ETM's
+ *    arm,coresight-loses-context-with-cpu (MSM8916's) is told too, but
+ *    the emulator resets an ETM at a CPU power-down only with
+ *    loses_context=1.
  *  - Generation: a pinned hard hrtimer per online CPU. Every period_us,
  *    an enabled ETM whose sink is Running runs csgen_step() for about
  *    rate bytes; the bytes go through the sink's formatter (csfmt_push
@@ -140,6 +145,9 @@
  *   rate, period_us  rw, the generation knobs (as the module parameters)
  *   violations       r, total violations
  *   blocked          r, trace bytes links did not pass on (all links)
+ *   topology         r, what tracebuf is told: "tmc NAME etr|etf|etb",
+ *                    "funnel NAME", "replicator NAME", "etm NAME CPU" and
+ *                    "wire SRC PORT DST PORT" (master port to slave port)
  *   NAME/stats       r, a funnel's or replicator's: passed, blocked, claim,
  *                    functl or idfilter0/1 (NAME as in the DT: funnel@...)
  *   etmN/stats       r, "key value" lines
@@ -516,5 +524,7 @@ bool csemu_pa_freed(struct csemu_sink *k, u64 pa);
 
 /* csemu_topo.c */
 int csemu_build(void);
+void csemu_dt_free(void);
+void csemu_topology_debugfs(struct dentry *dir);
 
 #endif /* TB_CSEMU_H */

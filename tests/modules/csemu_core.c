@@ -9,7 +9,7 @@
 
 static char *topology = "shared";
 module_param(topology, charp, 0444);
-MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's ATB graph (funnels, ETF, replicator, ETR); msm8916: Qualcomm Snapdragon 410's (APSS funnel, funnel0, ETF, replicator port 0 to a flat ETR)");
+MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's CoreSight (funnels, ETF, replicator, ETR) and msm8916: Qualcomm Snapdragon 410's (APSS funnel, funnel0, ETF, replicator port 0 to a flat ETR), both from the device tree the guest booted with");
 static char *sink_param = "etr";
 module_param_named(sink, sink_param, charp, 0444);
 MODULE_PARM_DESC(sink, "TMC configuration: etr, etf or etb (DEVID.CONFIG_TYPE)");
@@ -641,6 +641,7 @@ static void csemu_debugfs_init(void)
 	debugfs_create_file("violations", 0444, csemu.dir, NULL,
 			    &csemu_violations_fops);
 	debugfs_create_file("blocked", 0444, csemu.dir, NULL, &csemu_blocked_fops);
+	csemu_topology_debugfs(csemu.dir);
 	for (i = 0; i < csemu.nr_links; i++) {
 		struct csemu_link *l = &csemu.links[i];
 
@@ -827,6 +828,7 @@ static void csemu_free(void)
 		platform_driver_unregister(&csemu_owner_drv);
 	if (csemu.old_buf)
 		__free_pages(csemu.old_buf, CSEMU_OLD_BUF_ORDER);
+	csemu_dt_free();
 	kfree(csemu.desc);
 	kfree(csemu.conns);
 	kvfree(csemu.links);

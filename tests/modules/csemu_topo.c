@@ -3,7 +3,12 @@
  * tb_csemu: the topologies, as components and ATB wires, and what
  * tracebuf is told about them (struct tb_cs_platform; see csemu.h).
  */
+#include <linux/of.h>
+#include <linux/of_graph.h>
+
 #include "csemu.h"
+
+#define CSEMU_DT_MAX	64	/* components of one emulated SoC */
 
 /* What tracebuf is told about c: the next descriptor. */
 static struct tb_cs_desc *csemu_describe(struct csemu_comp *c, enum tb_cs_kind kind)
@@ -67,75 +72,273 @@ static void csemu_reach(struct csemu_port to, unsigned int cpu, unsigned int dep
 }
 
 /*
- * Juno r2's CoreSight ATB graph, as arch/arm64/boot/dts/arm/juno-base.dtsi,
- * juno-cs-r1r2.dtsi and juno-r2.dts (linux 6.1) describe it: the ETMs of
- * cluster 0 (Cortex-A72) and cluster 1 (Cortex-A53) into their cluster
- * funnels, those into the main funnel (cssys0), ETF0 (a link in hardware
- * FIFO mode), the cssys2 funnel (ETF1 behind cssys1 on its port 1), the
- * replicator, whose port 0 goes to the TPIU (not emulated) and port 1 to
- * the ETR (scatter-gather, behind an SMMU on silicon). The guest's CPU
- * 0 is etm0 (A72_0), CPU 1 is etm2 (A53_0): both cluster funnels carry
- * trace; further CPUs take the remaining ETMs.
+ * The emulated SoCs come from the device tree the guest booted with
+ * (tests/harness/csdt.sh): Juno r2's CoreSight as the kernel's own
+ * juno-r2.dts, juno-base.dtsi and juno-cs-r1r2.dtsi describe it, and
+ * Qualcomm MSM8916's as apq8016-sbc.dts and msm8916.dtsi do, each in a
+ * container whose controller node (tracebuf,csemu-soc) names the SoC.
+ * Every available component becomes a register file of its kind (a
+ * TMC's configuration from its node name: etr, etf or etb), every ETM
+ * traces the CPU its "cpu" phandle names, and every out-ports endpoint
+ * is an ATB wire to the component and slave port its remote endpoint
+ * belongs to, as coresight-platform.c reads the graph. TMCs come first
+ * (ETRs first), then links, then ETMs, in what tracebuf is told.
  */
-static const struct {
-	const char *name;
-	unsigned int funnel, port;	/* cluster funnel (0, 1) and its slave port */
-} csemu_juno_etms[] = {
-	{ "etm@22040000", 0, 0 }, { "etm@23040000", 1, 0 }, { "etm@22140000", 0, 1 },
-	{ "etm@23140000", 1, 1 }, { "etm@23240000", 1, 2 }, { "etm@23340000", 1, 3 },
+struct csemu_dt {
+	struct device_node *soc;	/* the container */
+	struct device_node *np[CSEMU_DT_MAX];
+	struct csemu_comp *comp[CSEMU_DT_MAX];
+	unsigned int n;
 };
 
-enum { JUNO_ETR, JUNO_ETF0, JUNO_ETF1, JUNO_NR_SINKS };
-enum { JUNO_CL0, JUNO_CL1, JUNO_MAIN, JUNO_CSYS1, JUNO_CSYS2, JUNO_REPL, JUNO_NR_LINKS };
+static struct csemu_dt *csemu_dt;
 
-static int csemu_build_juno(void)
+enum { DT_ETM, DT_TMC, DT_FUNNEL, DT_REPL, DT_OTHER };
+
+static int csemu_dt_kind(struct device_node *np)
 {
-	static const char * const sinks[] = { "etr@20070000", "etf@20010000", "etf@20140000" };
-	static const char * const links[] = {
-		"funnel@220c0000", "funnel@230c0000", "funnel@20040000",
-		"funnel@20130000", "funnel@20150000", "replicator@20120000",
-	};
-	struct csemu_comp *l[JUNO_NR_LINKS], *k[JUNO_NR_SINKS];
-	unsigned int i, cpu, n = 0;
-	int ret;
+	if (of_device_is_compatible(np, "arm,coresight-etm4x"))
+		return DT_ETM;
+	if (of_device_is_compatible(np, "arm,coresight-tmc"))
+		return DT_TMC;
+	if (of_device_is_compatible(np, "arm,coresight-dynamic-funnel"))
+		return DT_FUNNEL;
+	if (of_device_is_compatible(np, "arm,coresight-dynamic-replicator"))
+		return DT_REPL;
+	return DT_OTHER;
+}
 
-	for (i = 0; i < JUNO_NR_SINKS; i++) {
-		struct csemu_sink *t = &csemu.sinks[i];
-		struct tb_cs_desc *d;
+static u32 csemu_dt_tmc_type(struct device_node *np)
+{
+	if (of_node_name_eq(np, "etf"))
+		return TRACEBUF_CS_SINK_ETF;
+	if (of_node_name_eq(np, "etb"))
+		return TRACEBUF_CS_SINK_ETB;
+	return TRACEBUF_CS_SINK_ETR;
+}
 
-		ret = csemu_sink_init(t, i, i == JUNO_ETR ? TRACEBUF_CS_SINK_ETR :
-				      TRACEBUF_CS_SINK_ETF, sinks[i]);
-		if (ret)
-			return ret;
-		d = csemu_describe(&t->c, TB_CS_KIND_TMC);
-		d->c.dev = &t->pdev->dev;
-		d->scatter_gather = t->sg_ok;
-		k[i] = &t->c;
-	}
-	for (i = 0; i < JUNO_NR_LINKS; i++) {
-		csemu_link_init(&csemu.links[i], i == JUNO_REPL ? CSEMU_KIND_REPL :
-				CSEMU_KIND_FUNNEL, links[i]);
-		l[i] = &csemu.links[i].c;
-	}
-	for_each_possible_cpu(cpu) {
-		struct csemu_etm *e = &csemu.etms[cpu];
+/* The container of SoC soc (its controller's tracebuf,soc), or NULL. */
+static struct device_node *csemu_dt_soc(const char *soc)
+{
+	struct device_node *np, *parent = NULL;
+	const char *s;
 
-		csemu_etm_init(e, cpu);
-		strscpy(e->c.name, csemu_juno_etms[n].name, sizeof(e->c.name));
-		csemu_describe(&e->c, TB_CS_KIND_ETM)->cpu = cpu;
-		csemu_wire(&e->c, 0, l[csemu_juno_etms[n].funnel], csemu_juno_etms[n].port);
-		n++;
+	for_each_compatible_node(np, NULL, "tracebuf,csemu-soc")
+		if (!of_property_read_string(np, "tracebuf,soc", &s) && !strcmp(s, soc)) {
+			parent = of_get_parent(np);
+			of_node_put(np);
+			break;
+		}
+	return parent;
+}
+
+/* The guest CPU of an ETM node, or -1. */
+static int csemu_dt_cpu(struct device_node *np)
+{
+	struct device_node *cpun = of_parse_phandle(np, "cpu", 0);
+	int cpu = cpun ? of_cpu_node_to_id(cpun) : -1;
+
+	of_node_put(cpun);
+	return cpu;
+}
+
+/* Count what the SoC has: TMCs, links; every possible CPU needs its ETM. */
+static int csemu_dt_count(const char *soc)
+{
+	struct device_node *np;
+	cpumask_var_t have;
+	unsigned int cpu;
+	int cpu_id, ret = 0;
+
+	csemu_dt = kzalloc(sizeof(*csemu_dt), GFP_KERNEL);
+	if (!csemu_dt)
+		return -ENOMEM;
+	csemu_dt->soc = csemu_dt_soc(soc);
+	if (!csemu_dt->soc) {
+		pr_err("tb_csemu: topology=%s: no tracebuf,csemu-soc \"%s\" in the device tree (boot with tests/harness/csdt.sh's)\n",
+		       soc, soc);
+		return -ENODEV;
 	}
-	csemu_wire(l[JUNO_CL0], 0, l[JUNO_MAIN], 0);
-	csemu_wire(l[JUNO_CL1], 0, l[JUNO_MAIN], 1);
-	csemu_wire(l[JUNO_MAIN], 0, k[JUNO_ETF0], 0);
-	csemu_wire(k[JUNO_ETF0], 0, l[JUNO_CSYS2], 0);
-	csemu_wire(l[JUNO_CSYS1], 0, k[JUNO_ETF1], 0);
-	csemu_wire(k[JUNO_ETF1], 0, l[JUNO_CSYS2], 1);
-	csemu_wire(l[JUNO_CSYS2], 0, l[JUNO_REPL], 0);
-	/* Replicator port 0: the TPIU, not emulated. */
-	csemu_wire(l[JUNO_REPL], 1, k[JUNO_ETR], 0);
+	if (!zalloc_cpumask_var(&have, GFP_KERNEL))
+		return -ENOMEM;
+	for_each_available_child_of_node(csemu_dt->soc, np) {
+		switch (csemu_dt_kind(np)) {
+		case DT_ETM:
+			cpu_id = csemu_dt_cpu(np);
+			if (cpu_id >= 0 && cpu_id < nr_cpu_ids)
+				cpumask_set_cpu(cpu_id, have);
+			break;
+		case DT_TMC:
+			csemu.nr_sinks++;
+			break;
+		case DT_FUNNEL:
+		case DT_REPL:
+			csemu.nr_links++;
+			break;
+		default:
+			break;
+		}
+	}
+	for_each_possible_cpu(cpu)
+		if (!cpumask_test_cpu(cpu, have)) {
+			pr_err("tb_csemu: topology=%s: no ETM for CPU %u in the device tree\n",
+			       soc, cpu);
+			ret = -EINVAL;
+			break;
+		}
+	free_cpumask_var(have);
+	if (ret)
+		return ret;
+	return csemu.nr_sinks ? 0 : -ENODEV;
+}
+
+static int csemu_dt_add(struct device_node *np, struct csemu_comp *c)
+{
+	if (csemu_dt->n >= CSEMU_DT_MAX)
+		return -E2BIG;
+	csemu_dt->np[csemu_dt->n] = of_node_get(np);
+	csemu_dt->comp[csemu_dt->n++] = c;
 	return 0;
+}
+
+static struct csemu_comp *csemu_dt_comp(struct device_node *np)
+{
+	unsigned int i;
+
+	for (i = 0; i < csemu_dt->n; i++)
+		if (csemu_dt->np[i] == np)
+			return csemu_dt->comp[i];
+	return NULL;
+}
+
+/* An endpoint's port number (its port's reg) and the component it is in. */
+static struct device_node *csemu_dt_ep_owner(struct device_node *ep, u32 *port)
+{
+	struct device_node *np = of_get_parent(ep);
+
+	*port = 0;
+	if (!np)
+		return NULL;
+	of_property_read_u32(np, "reg", port);
+	np = of_get_next_parent(np);
+	if (np && (of_node_name_eq(np, "in-ports") || of_node_name_eq(np, "out-ports")))
+		np = of_get_next_parent(np);
+	return np;
+}
+
+/* The ATB wires out of component i: its out-ports endpoints. */
+static void csemu_dt_wires(unsigned int i)
+{
+	struct device_node *ports, *port, *ep, *rep, *owner;
+	struct csemu_comp *dst;
+	u32 sp, dp;
+
+	ports = of_get_child_by_name(csemu_dt->np[i], "out-ports");
+	if (!ports)
+		return;
+	for_each_child_of_node(ports, port) {
+		sp = 0;
+		of_property_read_u32(port, "reg", &sp);
+		for_each_child_of_node(port, ep) {
+			rep = of_graph_get_remote_endpoint(ep);
+			if (!rep)
+				continue;
+			owner = csemu_dt_ep_owner(rep, &dp);
+			of_node_put(rep);
+			dst = owner ? csemu_dt_comp(owner) : NULL;
+			of_node_put(owner);
+			if (dst && sp < 2)
+				csemu_wire(csemu_dt->comp[i], sp, dst, dp);
+		}
+	}
+	of_node_put(ports);
+}
+
+static int csemu_build_dt(void)
+{
+	struct device_node *np;
+	unsigned int s = 0, l = 0, i;
+	int pass, ret, cpu;
+
+	/* TMCs (ETRs, then the others), links, ETMs: in that order. */
+	for (pass = 0; pass < 4; pass++)
+		for_each_available_child_of_node(csemu_dt->soc, np) {
+			int kind = csemu_dt_kind(np);
+			struct csemu_sink *k;
+			struct tb_cs_desc *d;
+			struct csemu_link *lk;
+			struct csemu_etm *e;
+
+			if ((pass == 0 && (kind != DT_TMC ||
+					   csemu_dt_tmc_type(np) != TRACEBUF_CS_SINK_ETR)) ||
+			    (pass == 1 && (kind != DT_TMC ||
+					   csemu_dt_tmc_type(np) == TRACEBUF_CS_SINK_ETR)) ||
+			    (pass == 2 && kind != DT_FUNNEL && kind != DT_REPL) ||
+			    (pass == 3 && kind != DT_ETM))
+				continue;
+			switch (kind) {
+			case DT_TMC:
+				k = &csemu.sinks[s];
+				ret = csemu_sink_init(k, s, csemu_dt_tmc_type(np),
+						      kbasename(np->full_name));
+				if (ret)
+					goto out;
+				if (!of_property_read_bool(np, "arm,scatter-gather"))
+					k->sg_ok = false;	/* DEVID.NOSCAT */
+				d = csemu_describe(&k->c, TB_CS_KIND_TMC);
+				d->c.dev = &k->pdev->dev;
+				d->scatter_gather = k->sg_ok;
+				ret = csemu_dt_add(np, &k->c);
+				s++;
+				break;
+			case DT_FUNNEL:
+			case DT_REPL:
+				lk = &csemu.links[l++];
+				csemu_link_init(lk, kind == DT_REPL ? CSEMU_KIND_REPL :
+						CSEMU_KIND_FUNNEL, kbasename(np->full_name));
+				ret = csemu_dt_add(np, &lk->c);
+				break;
+			default:
+				cpu = csemu_dt_cpu(np);
+				if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu) ||
+				    csemu.etms[cpu].inited) {
+					ret = 0;
+					break;
+				}
+				e = &csemu.etms[cpu];
+				csemu_etm_init(e, cpu);
+				strscpy(e->c.name, kbasename(np->full_name), sizeof(e->c.name));
+				d = csemu_describe(&e->c, TB_CS_KIND_ETM);
+				d->cpu = cpu;
+				/* What the firmware says. */
+				if (of_property_read_bool(np,
+							  "arm,coresight-loses-context-with-cpu"))
+					d->loses_context = true;
+				ret = csemu_dt_add(np, &e->c);
+				break;
+			}
+			if (ret)
+				goto out;
+		}
+	for (i = 0; i < csemu_dt->n; i++)
+		csemu_dt_wires(i);
+	return 0;
+out:
+	of_node_put(np);
+	return ret;
+}
+
+void csemu_dt_free(void)
+{
+	unsigned int i;
+
+	if (!csemu_dt)
+		return;
+	for (i = 0; i < csemu_dt->n; i++)
+		of_node_put(csemu_dt->np[i]);
+	of_node_put(csemu_dt->soc);
+	kfree(csemu_dt);
+	csemu_dt = NULL;
 }
 
 /* stale_claim: a kernel before a kexec left every self-hosted claim set. */
@@ -182,70 +385,6 @@ static int csemu_leave_running(struct csemu_sink *k)
 	return 0;
 }
 
-/*
- * Qualcomm MSM8916 (Snapdragon 410), as arch/arm64/boot/dts/qcom/
- * msm8916.dtsi (linux 6.1) describes it: the four Cortex-A53 ETMs into
- * the APSS funnel (funnel@841000, slave ports 0..3), that into funnel0
- * (funnel@821000, port 4; the STM on port 7 is not emulated), the ETF
- * (etf@825000), the replicator (replicator@824000) whose master port 0
- * goes to the ETR (etr@826000, no arm,scatter-gather: a flat buffer;
- * SoC-600 pointer behaviour, our choice: the DT does not say) and port
- * 1 to the TPIU (not emulated). The ETMs are described with
- * arm,coresight-loses-context-with-cpu there: loses_context=1 says so
- * to tracebuf and makes etmN/cpu_pm reset them.
- */
-static const char * const csemu_msm8916_etms[] = {
-	"etm@85c000", "etm@85d000", "etm@85e000", "etm@85f000",
-};
-
-enum { MSM_ETR, MSM_ETF, MSM_NR_SINKS };
-enum { MSM_APSS, MSM_FUNNEL0, MSM_REPL, MSM_NR_LINKS };
-
-static int csemu_build_msm8916(void)
-{
-	static const char * const sinks[] = { "etr@826000", "etf@825000" };
-	static const char * const links[] = {
-		"funnel@841000", "funnel@821000", "replicator@824000",
-	};
-	struct csemu_comp *l[MSM_NR_LINKS], *k[MSM_NR_SINKS];
-	unsigned int i, cpu, n = 0;
-	int ret;
-
-	for (i = 0; i < MSM_NR_SINKS; i++) {
-		struct csemu_sink *t = &csemu.sinks[i];
-		struct tb_cs_desc *d;
-
-		ret = csemu_sink_init(t, i, i == MSM_ETR ? TRACEBUF_CS_SINK_ETR :
-				      TRACEBUF_CS_SINK_ETF, sinks[i]);
-		if (ret)
-			return ret;
-		t->sg_ok = false;	/* no arm,scatter-gather: DEVID.NOSCAT */
-		d = csemu_describe(&t->c, TB_CS_KIND_TMC);
-		d->c.dev = &t->pdev->dev;
-		k[i] = &t->c;
-	}
-	for (i = 0; i < MSM_NR_LINKS; i++) {
-		csemu_link_init(&csemu.links[i], i == MSM_REPL ? CSEMU_KIND_REPL :
-				CSEMU_KIND_FUNNEL, links[i]);
-		l[i] = &csemu.links[i].c;
-	}
-	for_each_possible_cpu(cpu) {
-		struct csemu_etm *e = &csemu.etms[cpu];
-
-		csemu_etm_init(e, cpu);
-		strscpy(e->c.name, csemu_msm8916_etms[n], sizeof(e->c.name));
-		csemu_describe(&e->c, TB_CS_KIND_ETM)->cpu = cpu;
-		csemu_wire(&e->c, 0, l[MSM_APSS], n);
-		n++;
-	}
-	csemu_wire(l[MSM_APSS], 0, l[MSM_FUNNEL0], 4);
-	csemu_wire(l[MSM_FUNNEL0], 0, k[MSM_ETF], 0);
-	csemu_wire(k[MSM_ETF], 0, l[MSM_REPL], 0);
-	csemu_wire(l[MSM_REPL], 0, k[MSM_ETR], 0);
-	/* Replicator port 1: the TPIU, not emulated. */
-	return 0;
-}
-
 /* shared: every ETM straight into sink 0; percpu: ETM i into sink i. */
 static int csemu_build_flat(void)
 {
@@ -273,6 +412,46 @@ static int csemu_build_flat(void)
 	return 0;
 }
 
+/*
+ * debugfs topology: what tracebuf is told, one line per component and
+ * per ATB wire ("etm NAME CPU", "tmc NAME etr|etf|etb", "funnel NAME",
+ * "replicator NAME", "wire SRC PORT DST PORT"), for tests to compare
+ * with the device tree (tests/guest/cs_dt.c).
+ */
+static int csemu_topology_show(struct seq_file *m, void *v)
+{
+	static const char *const tmc[] = {
+		[TRACEBUF_CS_SINK_ETR] = "etr", [TRACEBUF_CS_SINK_ETF] = "etf",
+		[TRACEBUF_CS_SINK_ETB] = "etb",
+	};
+	unsigned int cpu, i;
+
+	for (i = 0; i < csemu.nr_sinks; i++) {
+		struct csemu_sink *k = &csemu.sinks[i];
+
+		seq_printf(m, "tmc %s %s\n", k->c.name,
+			   k->type < ARRAY_SIZE(tmc) && tmc[k->type] ? tmc[k->type] : "?");
+	}
+	for (i = 0; i < csemu.nr_links; i++)
+		seq_printf(m, "%s %s\n", csemu.links[i].c.kind == CSEMU_KIND_REPL ?
+			   "replicator" : "funnel", csemu.links[i].c.name);
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "etm %s %u\n", csemu.etms[cpu].c.name, cpu);
+	for (i = 0; i < csemu.nr_conns; i++) {
+		const struct tb_cs_conn *w = &csemu.conns[i];
+
+		seq_printf(m, "wire %s %u %s %u\n", csemu.desc[w->src].c.name, w->src_port,
+			   csemu.desc[w->dst].c.name, w->dst_port);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(csemu_topology);
+
+void csemu_topology_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("topology", 0444, dir, NULL, &csemu_topology_fops);
+}
+
 int csemu_build(void)
 {
 	unsigned int cpu, n;
@@ -280,22 +459,10 @@ int csemu_build(void)
 
 	switch (csemu.topo) {
 	case CSEMU_TOPO_JUNO:
-		if (num_possible_cpus() > ARRAY_SIZE(csemu_juno_etms)) {
-			pr_err("tb_csemu: topology=juno has 6 ETMs, this guest %u CPUs\n",
-			       num_possible_cpus());
-			return -EINVAL;
-		}
-		csemu.nr_sinks = JUNO_NR_SINKS;
-		csemu.nr_links = JUNO_NR_LINKS;
-		break;
 	case CSEMU_TOPO_MSM8916:
-		if (num_possible_cpus() > ARRAY_SIZE(csemu_msm8916_etms)) {
-			pr_err("tb_csemu: topology=msm8916 has 4 ETMs, this guest %u CPUs\n",
-			       num_possible_cpus());
-			return -EINVAL;
-		}
-		csemu.nr_sinks = MSM_NR_SINKS;
-		csemu.nr_links = MSM_NR_LINKS;
+		ret = csemu_dt_count(csemu.topo == CSEMU_TOPO_JUNO ? "juno" : "msm8916");
+		if (ret)
+			return ret;
 		break;
 	case CSEMU_TOPO_PERCPU:
 		csemu.nr_sinks = nr_cpu_ids;
@@ -320,10 +487,8 @@ int csemu_build(void)
 	}
 	switch (csemu.topo) {
 	case CSEMU_TOPO_JUNO:
-		ret = csemu_build_juno();
-		break;
 	case CSEMU_TOPO_MSM8916:
-		ret = csemu_build_msm8916();
+		ret = csemu_build_dt();
 		break;
 	default:
 		ret = csemu_build_flat();
