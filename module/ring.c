@@ -80,6 +80,20 @@ static void tb_publish(atomic64_t *src, __u64 *dst)
 	} while (atomic64_read(src) != v);
 }
 
+/* tb_publish() of @v, the value an atomic operation on @src just returned. */
+static void tb_publish_val(atomic64_t *src, __u64 *dst, s64 v)
+{
+	s64 now;
+
+	for (;;) {
+		WRITE_ONCE(*dst, v);
+		now = atomic64_read(src);
+		if (now == v)
+			return;
+		v = now;
+	}
+}
+
 /*
  * The consumer's tail as the control page has it, validated against the
  * last good one (@cached): a value that is misaligned, moves backwards or
@@ -185,12 +199,10 @@ static void tb_ring_wakeup(struct tb_ring *rb)
 	u64 head, tail, at;
 
 	/*
-	 * (W) The commit (B) and n_mark before the loads of the wait queue
-	 * and wake_at; pairs with (P) in tb_ring_arm(): either the arming
-	 * consumer sees this record, or this writer sees it armed.
+	 * The caller's (W) (tracebuf_commit()) has ordered the commit (B)
+	 * and n_mark before the loads of the wait queue and wake_at.
+	 * The session's, called directly: no retpoline on every commit.
 	 */
-	smp_mb();
-	/* The session's, called directly: no retpoline on every commit. */
 	w = INDIRECT_CALL_1(rb->ops->waiters, tb_session_waiters, rb->s);
 	if (w == TB_WAIT_NONE)
 		return;
@@ -229,7 +241,7 @@ bool tb_ring_arm(struct tb_ring *rb)
 	if (tb_ring_readable_at(rb, head, tail))
 		return true;
 	atomic64_set(&rb->wake_at, tail);
-	/* (P) The arm before the re-check; pairs with (W) in tb_ring_wakeup(). */
+	/* (P) The arm before the re-check; pairs with (W) in tracebuf_commit(). */
 	smp_mb();
 	return tb_ring_readable(rb);
 }
@@ -396,6 +408,34 @@ static u32 tb_ring_reserve(struct tb_ring *rb, u32 size, u32 n, u64 *pos)
 	return k;
 }
 
+/* A reservation of k records of size bytes at pos, their prefixes written. */
+static __always_inline void tb_wr_init(struct tb_ring *rb, struct tracebuf_wr *wr,
+				       u64 pos, u16 type, u32 size, u32 k)
+{
+	void *p = rb->data + (pos & rb->mask);
+	u32 i;
+
+	wr->pos = pos;
+	wr->rec = p - rb->shift;	/* the standard view (ring.h) */
+	wr->size = size;
+	wr->flags = 0;
+	wr->count = k;
+	for (i = 0; i < k; i++)
+		tb_rec_init(rb, p + i * size, type, size, 0);
+}
+
+/* tracebuf_reserve() on a ring that looks full or owes a LOST record. */
+static noinline int tb_reserve_one_slow(struct tb_ring *rb, u16 type, u32 size,
+					struct tracebuf_wr *wr)
+{
+	u64 pos;
+
+	if (!tb_ring_reserve(rb, size, 1, &pos))
+		return -ENOSPC;
+	tb_wr_init(rb, wr, pos, type, size, 1);
+	return 0;
+}
+
 /**
  * tracebuf_reserve - reserve room for one record
  * @rb: the ring
@@ -414,9 +454,32 @@ static u32 tb_ring_reserve(struct tb_ring *rb, u32 size, u32 n, u64 *pos)
  */
 int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr *wr)
 {
-	if (tracebuf_reserve_batch(rb, type, size, 1, wr))
-		return 0;
-	return tb_rec_size(rb, size) ? -ENOSPC : -EINVAL;
+	u64 head, tail;
+	u32 rsize;
+
+	/* Until tracebuf_commit(): see above. */
+	lockdep_assert_preemption_disabled();
+	rsize = tb_rec_size(rb, size);
+	if (unlikely(!rsize))
+		return -EINVAL;
+	/*
+	 * One record: tb_ring_reserve() without the batch's arithmetic.
+	 * (A) through rb->tail: pairs with tb_ring_tail()'s cmpxchg.
+	 */
+	tail = atomic64_read_acquire(&rb->tail);
+	head = atomic64_read(&rb->head);
+	do {
+		/*
+		 * Full by the kernel's tail (or head - tail is beyond the
+		 * ring: true too), or a LOST record to write first: the
+		 * general path, which refreshes the tail.
+		 */
+		if (unlikely(head - tail > rb->size - rsize ||
+			     atomic64_read(&rb->lost_pending)))
+			return tb_reserve_one_slow(rb, type, rsize, wr);
+	} while (!atomic64_try_cmpxchg(&rb->head, &head, head + rsize));
+	tb_wr_init(rb, wr, head, type, rsize, 1);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(tracebuf_reserve);
 
@@ -441,8 +504,7 @@ EXPORT_SYMBOL_GPL(tracebuf_reserve);
 u32 tracebuf_reserve_batch(struct tb_ring *rb, u16 type, u32 size, u32 n,
 			   struct tracebuf_wr *wr)
 {
-	void *p;
-	u32 i, k;
+	u32 k;
 	u64 pos;
 
 	/* Until tracebuf_commit(): see tracebuf_reserve(). */
@@ -451,14 +513,7 @@ u32 tracebuf_reserve_batch(struct tb_ring *rb, u16 type, u32 size, u32 n,
 	if (!size || !n)
 		return 0;
 	k = tb_ring_reserve(rb, size, n, &pos);
-	p = rb->data + (pos & rb->mask);
-	wr->pos = pos;
-	wr->rec = p - rb->shift;	/* the standard view (ring.h) */
-	wr->size = size;
-	wr->flags = 0;
-	wr->count = k;
-	for (i = 0; i < k; i++)
-		tb_rec_init(rb, p + i * size, type, size, 0);
+	tb_wr_init(rb, wr, pos, type, size, k);
 	return k;
 }
 EXPORT_SYMBOL_GPL(tracebuf_reserve_batch);
@@ -482,17 +537,27 @@ static void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
  */
 void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
-	bool counts = !(wr->flags & TRACEBUF_REC_F_DISCARD);
 	void *p = (void *)wr->rec + rb->shift;
 	u32 i;
 
 	for (i = 0; i < wr->count; i++)
 		tb_rec_commit(rb, p + i * wr->size, wr->pos + (u64)i * wr->size);
-	if (counts) {
-		atomic64_add(wr->count, &rb->written);
-		tb_publish(&rb->written, &rb->ctl->records_written);
+	if (likely(!(wr->flags & TRACEBUF_REC_F_DISCARD))) {
 		if (rb->wakeup_events)
 			tb_ring_count_events(rb, wr);
+		/*
+		 * (W) The count, with a fully ordered atomic (a value-returning
+		 * RMW: Documentation/atomic_t.txt): the commit (B) and n_mark
+		 * before tb_ring_wakeup()'s loads of the wait queue and
+		 * wake_at; pairs with (P) in tb_ring_arm(): either the arming
+		 * consumer sees this record, or this writer sees it armed.
+		 * One atomic operation for the count and the barrier.
+		 */
+		tb_publish_val(&rb->written, &rb->ctl->records_written,
+			       atomic64_add_return(wr->count, &rb->written));
+	} else {
+		/* (W) for a discard, which counts nothing: as above. */
+		smp_mb();
 	}
 	tb_ring_publish_head(rb);
 	tb_ring_wakeup(rb);

@@ -55,24 +55,34 @@ struct tb_ring {
 	 */
 	atomic_t flags;
 
-	/* Reservation head: every byte below it belongs to a writer. */
+	/*
+	 * Written by writers on every record: the reservation head (every
+	 * byte below it belongs to a writer) and the commit count. Their
+	 * own cache line: a consumer's stores (tail, wake_at) do not take it
+	 * away from the writers on every record.
+	 */
 	atomic64_t head ____cacheline_aligned;
-	/* Last consumer tail that passed validation (or read()'s tail). */
-	atomic64_t tail;
+	atomic64_t written;		/* committed records, LOST excluded */
 	/* Records that did not fit and are not yet in a LOST record. */
 	atomic64_t lost_pending;
 	atomic64_t lost_total;		/* every record that did not fit */
-	atomic64_t written;		/* committed records, LOST excluded */
-	atomic64_t wakeups;
 	atomic_t events;		/* committed records, for every-N */
 	/* End of the latest every-N record: ready until the tail passes it. */
 	atomic64_t n_mark;
+
+	/*
+	 * Written by the consumer's side (read(), poll, a writer that found
+	 * the ring full), read by writers. Last consumer tail that passed
+	 * validation (or read()'s tail).
+	 */
+	atomic64_t tail ____cacheline_aligned;
 	/*
 	 * The wakeup arm (tb_ring_wakeup()): a writer may wake the consumer
 	 * only while the tail is at or past it. A consumer about to sleep
 	 * sets it to its tail; the writer that wakes moves it ahead.
 	 */
 	atomic64_t wake_at;
+	atomic64_t wakeups;
 
 	struct irq_work wakeup_work;	/* NMI-safe path to wake_up/SIGIO */
 

@@ -780,7 +780,7 @@ ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
 		/*
 		 * On the wait queue first (prepare_to_wait_event()), then arm:
 		 * tb_ring_arm()'s barrier pairs with the writer's in
-		 * tb_ring_wakeup().
+		 * tracebuf_commit().
 		 */
 		ret = wait_event_interruptible(s->wq, tb_ring_arm(rb) ||
 					       READ_ONCE(s->hup));
