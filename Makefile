@@ -7,7 +7,7 @@
 #   make check-quick     unit tests and the x86_64 6.1 guest only
 #   make check-kcsan     the data-ring and lifetime tests on an x86_64 KCSAN
 #                        kernel (opt-in, not part of make check)
-#   make demo            boot a guest, modprobe tracebuf, run 'tracebuf info'
+#   make demo            in a guest: modprobe, record; on the host: decode, a call trace
 #   make bench           data ring vs BPF ringbuf/perfbuf, AUX drain, from a guest (numbers)
 #   make lint            checkpatch --strict and sparse; silent when clean
 #   make install         library, tool, man pages, udev rule, modprobe.d example

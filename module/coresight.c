@@ -822,6 +822,7 @@ struct tb_cs_buf {
 	unsigned int fail_cpu;
 	struct tb_cs_copy copy;		/* ETB/ETF copy-out */
 	u64 start_virt;			/* buffer offset the sink started at */
+	bool published_running;		/* run partly published, or an end lost */
 	u64 rot;			/* AUX offset of the buffer's offset 0 */
 	u64 etr_size;			/* ETR: the buffer's length (RSZ) */
 	u64 last_w;			/* bytes of the last cycle */
@@ -1321,6 +1322,15 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsur
 		 */
 		u64 keep = wrapped ? (virt ? virt : buf->etr_size) : w;
 
+		/*
+		 * Part of the run was published while it ran (task sessions):
+		 * a wrap wrote over it, and the newest lap does not start at
+		 * the head; or a thread's end in it could not be placed.
+		 * Nothing of the run can be trusted.
+		 */
+		if (wrapped && buf->published_running)
+			keep = 0;
+
 		keep = min(keep, room);
 		lost = w - keep;
 		w = keep;
@@ -1333,6 +1343,7 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsur
 out:
 	tb_tmc_disable(k);
 	buf->running = false;
+	buf->published_running = false;
 	if (aux->snapshot)
 		return head + w;
 	if (lost || at_least || unsure) {
@@ -1694,9 +1705,62 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 }
 
 /*
+ * Under trace_lock, a task session, this CPU's ETM just off and drained,
+ * other CPUs of the shared ETR tracing on: publish what the sink holds,
+ * so that the thread's SWITCH OUT record (task.c, written after this)
+ * lies after its last byte. A stop cannot wait for a drain cycle (it runs
+ * in the scheduler, interrupts off, and the cycle needs IPIs), and the
+ * sink cannot stop while other ETMs feed it. So: a manual flush of the
+ * formatter without StopOnFl (FFCR.FlushMan; DDI0461, the formatter and
+ * flush control: the partial frame is completed, capture goes on), which
+ * puts every byte this ETM sent below RWP, then the bytes up to RWP are
+ * published and the run goes on from there (start_virt). When the
+ * buffer wrapped (FULL), the thread's end cannot be placed: the run's
+ * stop then publishes none of it (lost, rather than attributed wrongly);
+ * a memory error: the stop reports it.
+ */
+static void tb_cs_publish_running(struct tb_cs_buf *buf)
+{
+	struct tb_aux *aux = buf->aux;
+	struct tb_cs_sink *k = buf->sink;
+	u64 head = tb_aux_head(aux), virt, aoff, w;
+	u32 sts;
+
+	if (!buf->running || k->type != TRACEBUF_CS_SINK_ETR || aux->snapshot)
+		return;
+	if (tb_tmc_flush(k, false)) {
+		buf->undrained = true;	/* the run's end is unsure */
+		return;
+	}
+	sts = tb_tmc_status(k);
+	if (sts & TB_TMC_STS_MEMERR)
+		return;		/* the stop publishes nothing of the run */
+	if (sts & TB_TMC_STS_FULL) {
+		/* Where the thread's bytes end is lost: the run is kept by nobody. */
+		buf->published_running = true;
+		return;
+	}
+	if (buf->use_sg) {
+		if (tb_sg_offset(&buf->sg, tb_tmc_rwp(k), &aoff))
+			return;
+		virt = (aoff - buf->rot) & aux->mask;
+	} else {
+		virt = (tb_tmc_rwp(k) - buf->chunk_dma[0] - buf->rot) & aux->mask;
+	}
+	if (virt >= buf->etr_size || virt <= buf->start_virt)
+		return;
+	w = virt - buf->start_virt;
+	tb_cs_sync(buf, aux, head, w, false);
+	tb_aux_publish(aux, head + w, 0);
+	buf->start_virt = virt;
+	buf->published_running = true;
+}
+
+/*
  * On the CPU, trace_lock held: its ETM off. The other CPUs of the sink
- * trace on, and the next cycle publishes what this one wrote; the last
- * CPU stops the sink and publishes everything it holds.
+ * trace on, and the next cycle publishes what this one wrote (a task
+ * session publishes it now: tb_cs_publish_running()); the last CPU
+ * stops the sink and publishes everything it holds.
  */
 static void tb_cs_stop(struct tb_session *s, unsigned int cpu)
 {
@@ -1706,8 +1770,11 @@ static void tb_cs_stop(struct tb_session *s, unsigned int cpu)
 		return;
 	cpumask_clear_cpu(cpu, buf->want);
 	tb_cs_etm_off(buf, tb_cs_etm(cpu));
-	if (!cpumask_empty(buf->want))
+	if (!cpumask_empty(buf->want)) {
+		if (s->setup.target == TRACEBUF_TARGET_TASK)
+			tb_cs_publish_running(buf);
 		return;
+	}
 	/* ETMs are on only for wanted CPUs: none is on now. */
 	tb_cs_sink_finish(buf, false);
 	buf->copy.active = false;

@@ -194,6 +194,7 @@ struct tb_task *tb_task_prepare(struct tb_session *s, const struct tracebuf_setu
 int tb_task_install(struct tb_session *s, struct tb_task *t, const struct cpumask *cpus);
 void tb_task_unlock(struct tb_task *t);
 void tb_task_free(struct tb_task *t);
+void tb_task_exit_module(void);
 bool tb_task_switch_in(struct tb_session *s, unsigned int cpu, struct tracebuf_wr *wr);
 void tb_task_switch_in_done(struct tb_session *s, unsigned int cpu,
 			    struct tracebuf_wr *wr, int ret);

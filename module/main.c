@@ -180,6 +180,7 @@ static void __exit tb_exit(void)
 	tb_backends_exit();
 	misc_deregister(&tb_miscdev);
 	tb_sessions_exit();
+	tb_task_exit_module();
 	tb_cs_exit();
 	tb_pt_exit();
 }

@@ -50,6 +50,7 @@
  * tb_ring_wakeup() says when a commit wakes.
  */
 #include <linux/fs.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/signal.h>
@@ -61,7 +62,8 @@
 
 #include "ring.h"
 
-#define TB_LOST_SIZE	sizeof(struct tracebuf_rec_lost)
+static_assert(sizeof(struct tracebuf_rec_lost) - sizeof(struct tracebuf_record) ==
+	      sizeof(struct tracebuf_crec_lost) - sizeof(struct tracebuf_crec));
 
 /*
  * Publish a kernel counter into the user-visible control page. Concurrent
@@ -78,21 +80,48 @@ static void tb_publish(atomic64_t *src, __u64 *dst)
 	} while (atomic64_read(src) != v);
 }
 
-/* The consumer's tail, validated: it never trusts ctl->data_tail blindly. */
-static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
+/*
+ * The consumer's tail as the control page has it, validated against the
+ * last good one (@cached): a value that is misaligned, moves backwards or
+ * lies beyond @head is ignored and @cached returned. Nothing else in the
+ * control page is ever read.
+ */
+static u64 tb_ring_tail_check(struct tb_ring *rb, u64 head, u64 cached)
 {
-	u64 cached = atomic64_read_acquire(&rb->tail);	/* pairs with tb_ring_read's release */
 	u64 t;
 
 	if (!READ_ONCE(rb->honour_tail))
 		return cached;
 	t = smp_load_acquire(&rb->ctl->data_tail);	/* (A), pairs with the consumer's (D) */
-	/* Moving backwards, past the head, or misaligned: keep the last good one. */
 	if ((t & 7) || t - cached > head - cached)
 		return cached;
+	return t;
+}
+
+/*
+ * The consumer's tail, validated, and remembered in rb->tail: the kernel's
+ * last good tail, which only ever moves forward. Writers check their
+ * space against rb->tail and come here only when the ring looks full with
+ * it (tb_ring_reserve()), so a record costs neither a load of the
+ * consumer's cache line nor an update of rb->tail.
+ */
+static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
+{
+	/* Pairs with the cmpxchg below and tb_ring_read()'s release. */
+	u64 cached = atomic64_read_acquire(&rb->tail);
+	u64 t = tb_ring_tail_check(rb, head, cached);
+
+	/* Fully ordered: passes (A) on to writers that read rb->tail with acquire. */
 	if (t != cached)
 		atomic64_cmpxchg(&rb->tail, cached, t);
 	return t;
+}
+
+/* The commit word of the record at p, in the ring's format. */
+static u32 *tb_commit_word(struct tb_ring *rb, void *p)
+{
+	return rb->compact ? &((struct tracebuf_crec *)p)->commit :
+			     &((struct tracebuf_record *)p)->commit;
 }
 
 /*
@@ -105,14 +134,14 @@ static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
  */
 static bool tb_ring_readable_at(struct tb_ring *rb, u64 head, u64 tail)
 {
-	struct tracebuf_record *rec = rb->data + (tail & rb->mask);
+	u32 *commit = tb_commit_word(rb, rb->data + (tail & rb->mask));
 
 	if (head == tail)
 		return false;
 	if (head - tail < rb->watermark &&
 	    (s64)(atomic64_read(&rb->n_mark) - tail) <= 0)
 		return false;
-	return smp_load_acquire(&rec->commit) == tracebuf_commit_tag(tail);	/* (C) */
+	return smp_load_acquire(commit) == tracebuf_commit_tag(tail);	/* (C) */
 }
 
 bool tb_ring_readable(struct tb_ring *rb)
@@ -161,12 +190,17 @@ static void tb_ring_wakeup(struct tb_ring *rb)
 	 * consumer sees this record, or this writer sees it armed.
 	 */
 	smp_mb();
-	w = rb->ops->waiters(rb->s);
+	/* The session's, called directly: no retpoline on every commit. */
+	w = INDIRECT_CALL_1(rb->ops->waiters, tb_session_waiters, rb->s);
 	if (w == TB_WAIT_NONE)
 		return;
 	at = atomic64_read(&rb->wake_at);
 	head = atomic64_read(&rb->head);
-	tail = tb_ring_tail(rb, head);
+	/* Level mode, disarmed: no valid tail (at most the head) reaches it. */
+	if (w != TB_WAIT_EDGE && (s64)(at - head) > 0)
+		return;
+	/* The consumer's tail as it is now, without updating rb->tail. */
+	tail = tb_ring_tail_check(rb, head, atomic64_read_acquire(&rb->tail));
 	do {
 		/*
 		 * Armed: the tail reached wake_at. In edge mode a wake_at past
@@ -247,9 +281,17 @@ static void tb_ring_mark(struct tb_ring *rb, u64 end)
 		;
 }
 
-static void tb_rec_init(struct tb_ring *rb, struct tracebuf_record *rec, u16 type,
-			u32 size, u16 flags)
+/* The prefix of the record at p, in the ring's format. */
+static void tb_rec_init(struct tb_ring *rb, void *p, u16 type, u32 size, u16 flags)
 {
+	struct tracebuf_record *rec = p;
+	struct tracebuf_crec *c = p;
+
+	if (rb->compact) {
+		c->size = size;
+		c->type = flags & TRACEBUF_REC_F_DISCARD ? TRACEBUF_CREC_SKIP : type;
+		return;
+	}
 	rec->hdr.size = size;
 	rec->hdr.type = type;
 	rec->hdr.flags = flags;
@@ -258,9 +300,10 @@ static void tb_rec_init(struct tb_ring *rb, struct tracebuf_record *rec, u16 typ
 	rec->time = rb->no_time ? 0 : ktime_get_mono_fast_ns();
 }
 
-static void tb_rec_commit(struct tracebuf_record *rec, u64 pos)
+static void tb_rec_commit(struct tb_ring *rb, void *p, u64 pos)
 {
-	smp_store_release(&rec->commit, tracebuf_commit_tag(pos));	/* (B), pairs with (C) */
+	/* (B), pairs with (C) */
+	smp_store_release(tb_commit_word(rb, p), tracebuf_commit_tag(pos));
 }
 
 static void tb_ring_publish_head(struct tb_ring *rb)
@@ -268,10 +311,19 @@ static void tb_ring_publish_head(struct tb_ring *rb)
 	tb_publish(&rb->head, &rb->ctl->data_head);	/* (E) */
 }
 
-/* A record size the ring can hold, with room for a LOST record. */
-static bool tb_size_ok(struct tb_ring *rb, u32 size)
+/*
+ * The size in the ring of a record a writer asks for (standard layout,
+ * struct tracebuf_record included), or 0 if the ring can never hold it
+ * with room for a LOST record.
+ */
+static u32 tb_rec_size(struct tb_ring *rb, u32 size)
 {
-	return size >= sizeof(struct tracebuf_record) && size + TB_LOST_SIZE <= rb->size;
+	u32 max = rb->compact ? TRACEBUF_CREC_SIZE_MAX : U32_MAX & ~7U;
+
+	if (size < sizeof(struct tracebuf_record) || size > U32_MAX - 7)
+		return 0;
+	size = round_up(size, 8) - rb->shift;
+	return size <= max && size + rb->lost_size <= rb->size ? size : 0;
 }
 
 /* Count n records that did not fit: the next LOST record reports them. */
@@ -282,44 +334,63 @@ static void tb_ring_lose(struct tb_ring *rb, u32 n)
 	tb_publish(&rb->lost_total, &rb->ctl->records_lost);
 }
 
+/* Free bytes between head and tail; 0 rather than a wrapped difference. */
+static u64 tb_ring_room(struct tb_ring *rb, u64 head, u64 tail)
+{
+	u64 used = head - tail;
+
+	return used < rb->size ? rb->size - used : 0;
+}
+
 /*
  * Reserve up to n records of size bytes in one cmpxchg of the head, after
  * a LOST record if losses are pending. Returns how many fit (0..n); the
  * rest are counted lost. *pos is the first record's position.
+ *
+ * The space check uses rb->tail, the last tail the kernel validated, and
+ * reads the consumer's only when that one says the ring is full: a tail
+ * that lags only makes the ring look fuller, and the refresh makes it
+ * exact before anything is counted lost.
  */
 static u32 tb_ring_reserve(struct tb_ring *rb, u32 size, u32 n, u64 *pos)
 {
-	u64 head, need, room, lost;
+	/* (A) through rb->tail: pairs with tb_ring_tail()'s cmpxchg. */
+	u64 tail = atomic64_read_acquire(&rb->tail);
+	u64 head = atomic64_read(&rb->head);
+	u64 need, room, lost;
 	u32 k;
 
-	head = atomic64_read(&rb->head);
 	do {
 		lost = atomic64_read(&rb->lost_pending);
-		need = lost ? TB_LOST_SIZE : 0;
-		/* A tail rewound to an older valid one can make this exceed the size. */
-		room = head - tb_ring_tail(rb, head);
-		room = room < rb->size ? rb->size - room : 0;
-		if (room < need + size) {
-			tb_ring_lose(rb, n);
-			return 0;
+		need = lost ? rb->lost_size : 0;
+		room = tb_ring_room(rb, head, tail);
+		if (unlikely(room < need + size)) {
+			tail = tb_ring_tail(rb, head);
+			room = tb_ring_room(rb, head, tail);
+			if (room < need + size) {
+				tb_ring_lose(rb, n);
+				return 0;
+			}
 		}
 		k = n == 1 ? 1 : min_t(u64, n, div_u64(room - need, size));
 	} while (!atomic64_try_cmpxchg(&rb->head, &head, head + need + (u64)k * size));
-	if (k < n)
+	if (unlikely(k < n))
 		tb_ring_lose(rb, n - k);
 
-	if (lost) {
-		struct tracebuf_rec_lost *l = rb->data + (head & rb->mask);
+	if (unlikely(lost)) {
+		void *p = rb->data + (head & rb->mask);
+		/* The standard view: its fields after the prefix (see ring.h). */
+		struct tracebuf_rec_lost *l = p - rb->shift;
 		/* Claim what is pending now; another writer may have got it. */
 		u64 c = atomic64_xchg(&rb->lost_pending, 0);
 
-		tb_rec_init(rb, &l->r, TRACEBUF_REC_LOST, TB_LOST_SIZE,
+		tb_rec_init(rb, p, TRACEBUF_REC_LOST, rb->lost_size,
 			    c ? 0 : TRACEBUF_REC_F_DISCARD);
 		l->count = c;
 		l->reason = TRACEBUF_LOST_RING_FULL;
 		l->flags = 0;
-		tb_rec_commit(&l->r, head);
-		head += TB_LOST_SIZE;
+		tb_rec_commit(rb, p, head);
+		head += rb->lost_size;
 	}
 	*pos = head;
 	return k;
@@ -345,7 +416,7 @@ int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr 
 {
 	if (tracebuf_reserve_batch(rb, type, size, 1, wr))
 		return 0;
-	return tb_size_ok(rb, round_up(size, 8)) ? -ENOSPC : -EINVAL;
+	return tb_rec_size(rb, size) ? -ENOSPC : -EINVAL;
 }
 EXPORT_SYMBOL_GPL(tracebuf_reserve);
 
@@ -370,22 +441,24 @@ EXPORT_SYMBOL_GPL(tracebuf_reserve);
 u32 tracebuf_reserve_batch(struct tb_ring *rb, u16 type, u32 size, u32 n,
 			   struct tracebuf_wr *wr)
 {
+	void *p;
 	u32 i, k;
 	u64 pos;
 
 	/* Until tracebuf_commit(): see tracebuf_reserve(). */
 	lockdep_assert_preemption_disabled();
-	size = round_up(size, 8);
-	if (!tb_size_ok(rb, size) || !n)
+	size = tb_rec_size(rb, size);
+	if (!size || !n)
 		return 0;
 	k = tb_ring_reserve(rb, size, n, &pos);
+	p = rb->data + (pos & rb->mask);
 	wr->pos = pos;
-	wr->rec = rb->data + (pos & rb->mask);
+	wr->rec = p - rb->shift;	/* the standard view (ring.h) */
 	wr->size = size;
 	wr->flags = 0;
 	wr->count = k;
 	for (i = 0; i < k; i++)
-		tb_rec_init(rb, (void *)wr->rec + i * size, type, size, 0);
+		tb_rec_init(rb, p + i * size, type, size, 0);
 	return k;
 }
 EXPORT_SYMBOL_GPL(tracebuf_reserve_batch);
@@ -410,10 +483,11 @@ static void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
 void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
 	bool counts = !(wr->flags & TRACEBUF_REC_F_DISCARD);
+	void *p = (void *)wr->rec + rb->shift;
 	u32 i;
 
 	for (i = 0; i < wr->count; i++)
-		tb_rec_commit((void *)wr->rec + i * wr->size, wr->pos + (u64)i * wr->size);
+		tb_rec_commit(rb, p + i * wr->size, wr->pos + (u64)i * wr->size);
 	if (counts) {
 		atomic64_add(wr->count, &rb->written);
 		tb_publish(&rb->written, &rb->ctl->records_written);
@@ -435,11 +509,19 @@ EXPORT_SYMBOL_GPL(tracebuf_commit);
  */
 void tracebuf_discard(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
+	void *p = (void *)wr->rec + rb->shift;
 	u32 i;
 
 	wr->flags |= TRACEBUF_REC_F_DISCARD;
-	for (i = 0; i < wr->count; i++)
-		((struct tracebuf_record *)((void *)wr->rec + i * wr->size))->hdr.flags = wr->flags;
+	for (i = 0; i < wr->count; i++) {
+		struct tracebuf_record *rec = p + i * wr->size;
+
+		/* Compact: type TRACEBUF_CREC_SKIP; standard: the type stays. */
+		if (rb->compact)
+			((struct tracebuf_crec *)rec)->type = TRACEBUF_CREC_SKIP;
+		else
+			rec->hdr.flags = wr->flags;
+	}
 	tracebuf_commit(rb, wr);
 }
 EXPORT_SYMBOL_GPL(tracebuf_discard);
@@ -456,18 +538,28 @@ ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
 	for (;;) {
 		u64 head = atomic64_read(&rb->head);
 		struct tracebuf_record *rec;
+		struct tracebuf_crec *c;
+		bool skip;
 		u32 size;
 
 		if (tail == head)
 			break;
 		rec = rb->data + (tail & rb->mask);
-		if (smp_load_acquire(&rec->commit) != tracebuf_commit_tag(tail))	/* (C) */
+		c = (struct tracebuf_crec *)rec;
+		/* (C) */
+		if (smp_load_acquire(tb_commit_word(rb, rec)) != tracebuf_commit_tag(tail))
 			break;
-		size = READ_ONCE(rec->hdr.size);
+		if (rb->compact) {
+			size = READ_ONCE(c->size);
+			skip = READ_ONCE(c->type) == TRACEBUF_CREC_SKIP;
+		} else {
+			size = READ_ONCE(rec->hdr.size);
+			skip = READ_ONCE(rec->hdr.flags) & TRACEBUF_REC_F_DISCARD;
+		}
 		/* Never past the reservations, never past the double map. */
-		if (size < sizeof(*rec) || size & 7 || size > head - tail)
+		if (size < rb->prefix || size & 7 || size > head - tail)
 			return done ? done : -EIO;
-		if (!(READ_ONCE(rec->hdr.flags) & TRACEBUF_REC_F_DISCARD)) {
+		if (!skip) {
 			if (size > len - done) {
 				if (!done)
 					return -EINVAL;
@@ -505,6 +597,10 @@ struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *op
 	rb->watermark = watermark ? watermark : size / 2;
 	rb->wakeup_events = wakeup_events;
 	rb->no_time = setup_flags & TRACEBUF_SETUP_F_NO_TIME;
+	rb->compact = setup_flags & TRACEBUF_SETUP_F_COMPACT;
+	rb->prefix = rb->compact ? sizeof(struct tracebuf_crec) : sizeof(struct tracebuf_record);
+	rb->shift = sizeof(struct tracebuf_record) - rb->prefix;
+	rb->lost_size = sizeof(struct tracebuf_rec_lost) - rb->shift;
 	init_irq_work(&rb->wakeup_work, tb_ring_wakeup_work);
 
 	/* __GFP_ACCOUNT: the memory cgroup sees what a session pins. */
@@ -533,6 +629,8 @@ struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *op
 	rb->ctl->data_offset = PAGE_SIZE;
 	rb->ctl->data_size = size;
 	rb->ctl->clock_id = CLOCK_MONOTONIC;
+	if (rb->compact)
+		tb_ring_flags(rb, TRACEBUF_CTL_F_COMPACT, 0);
 	return rb;
 fail:
 	kvfree(map);

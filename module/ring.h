@@ -43,6 +43,11 @@ struct tb_ring {
 	/* Set once the consumer owns data_tail (writable mmap). */
 	bool honour_tail;
 	bool no_time;			/* TRACEBUF_SETUP_F_NO_TIME: time is 0 */
+	bool compact;			/* TRACEBUF_SETUP_F_COMPACT: struct tracebuf_crec */
+	u32 prefix;			/* bytes of a record's prefix in this format */
+	/* sizeof(struct tracebuf_record) - prefix: where a writer's view starts */
+	u32 shift;
+	u32 lost_size;			/* bytes of a LOST record in this format */
 	/*
 	 * The kernel's copy of ctl->flags (TRACEBUF_CTL_F_*): changed from
 	 * process and IRQ context, so by cmpxchg, and never read back from
@@ -80,14 +85,25 @@ struct tb_ring {
  * A reservation, from tracebuf_reserve() to commit or discard. The writer
  * keeps its own copy of what it needs after commit: the record itself may
  * be in pages the consumer can write.
+ *
+ * rec is the record as the standard layout has it (struct tracebuf_record
+ * and the typed records built on it), whatever the ring's format: the
+ * writer writes only the fields after the prefix, and the ring writes the
+ * prefix. In a compact ring (TRACEBUF_SETUP_F_COMPACT) the record starts
+ * with the 8-byte struct tracebuf_crec, so rec points rb->shift (16) bytes
+ * before it: the fields after its prefix fall right after the compact
+ * prefix, and its own prefix must not be touched.
  */
 struct tracebuf_wr {
-	struct tracebuf_record *rec;	/* contiguous, size bytes */
+	struct tracebuf_record *rec;	/* the standard view, see above */
 	u64 pos;			/* stream position of the record */
-	u32 size;			/* rec->hdr.size, rounded up to 8 */
+	u32 size;			/* bytes of each record in the ring */
 	u32 count;			/* records reserved: 1, or a batch's */
 	u16 flags;			/* rec->hdr.flags */
 };
+
+/* The session's ops->waiters (session.c), for INDIRECT_CALL_1(). */
+enum tb_waiters tb_session_waiters(struct tb_session *s);
 
 /* ring.c */
 struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,

@@ -30,7 +30,9 @@
 #include "ring.h"
 
 #define TB_CPUSET_MAX	1024	/* bytes of CPU bitmap: 8192 CPUs */
-#define TB_SETUP_FLAGS	(TRACEBUF_SETUP_F_NO_TIME | TRACEBUF_SETUP_F_INHERIT) /* known */
+/* The SETUP flags we know. */
+#define TB_SETUP_FLAGS	(TRACEBUF_SETUP_F_NO_TIME | TRACEBUF_SETUP_F_INHERIT | \
+			 TRACEBUF_SETUP_F_COMPACT)
 
 /*
  * Every set-up session, for the CPU hotplug callback. Lock order:
@@ -165,6 +167,9 @@ long tb_ioctl_setup(struct tb_session *s, void __user *arg)
 			   ((su.flags & TRACEBUF_SETUP_F_INHERIT) || su.pid)))
 		return -EINVAL;
 	if (!memchr(su.backend, 0, sizeof(su.backend)))
+		return -EINVAL;
+	/* Compact records (no CPU, no time) for data-only sessions only. */
+	if (su.flags & TRACEBUF_SETUP_F_COMPACT && strcmp(su.backend, TRACEBUF_BACKEND_DATA))
 		return -EINVAL;
 	if (su.data_size && !tb_size_ok(su.data_size))
 		return -EINVAL;

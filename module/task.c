@@ -141,9 +141,13 @@ static LIST_HEAD(tb_task_all);
 /* tb_task_all, every per-CPU list, every target's groups and spares. */
 static DEFINE_RAW_SPINLOCK(tb_task_lock);
 
-/* The probes: registered while tb_task_users > 0, under tb_task_mutex. */
+/*
+ * The probes: registered while tb_task_users > 0 and for a second after
+ * (tb_task_put_probes()); both under tb_task_mutex.
+ */
 static DEFINE_MUTEX(tb_task_mutex);
 static unsigned int tb_task_users;
+static bool tb_task_hooked;		/* the probes are registered */
 static bool tb_task_ready;		/* lists set up, tracepoints found */
 
 static bool tb_task_member(struct tb_task *t, struct task_struct *p)
@@ -467,32 +471,69 @@ static int tb_task_get_probes(void)
 	mutex_lock(&tb_task_mutex);
 	if (!tb_task_ready)
 		ret = tb_task_first_use();
-	for (i = 0; !ret && !tb_task_users && i < ARRAY_SIZE(tb_task_tps); i++) {
+	for (i = 0; !ret && !tb_task_hooked && i < ARRAY_SIZE(tb_task_tps); i++) {
 		ret = tracepoint_probe_register(tb_task_tps[i].tp, tb_task_tps[i].probe, NULL);
 		if (ret)
 			while (i--)
 				tracepoint_probe_unregister(tb_task_tps[i].tp,
 							    tb_task_tps[i].probe, NULL);
 	}
-	if (!ret)
+	if (!ret) {
+		tb_task_hooked = true;
 		tb_task_users++;
+	}
 	mutex_unlock(&tb_task_mutex);
 	return ret;
 }
 
-static void tb_task_put_probes(void)
+/*
+ * Under tb_task_mutex: unregister the probes if no target needs them.
+ * Afterwards no probe runs and every call_rcu() of ours has run.
+ */
+static void tb_task_unhook_locked(void)
 {
 	unsigned int i;
 
+	if (tb_task_users || !tb_task_hooked)
+		return;
+	for (i = ARRAY_SIZE(tb_task_tps); i--; )
+		tracepoint_probe_unregister(tb_task_tps[i].tp, tb_task_tps[i].probe, NULL);
+	tracepoint_synchronize_unregister();
+	rcu_barrier();
+	tb_task_hooked = false;
+}
+
+static void tb_task_unhook(struct work_struct *w)
+{
 	mutex_lock(&tb_task_mutex);
-	if (!--tb_task_users) {
-		for (i = ARRAY_SIZE(tb_task_tps); i--; )
-			tracepoint_probe_unregister(tb_task_tps[i].tp, tb_task_tps[i].probe, NULL);
-		/* No probe still runs; then every call_rcu() of ours has run. */
-		tracepoint_synchronize_unregister();
-		rcu_barrier();
-	}
+	tb_task_unhook_locked();
 	mutex_unlock(&tb_task_mutex);
+}
+
+/*
+ * The last target's probes stay registered for TB_TASK_UNHOOK_DELAY, as
+ * perf defers disabling its sched hooks (perf_sched_delayed() in
+ * kernel/events/core.c): every register and unregister patches the
+ * scheduler's text (the tracepoints' static keys), and a session opened
+ * and closed in a loop would patch __schedule() at that rate. A probe
+ * that finds no target on its CPU does nothing.
+ */
+#define TB_TASK_UNHOOK_DELAY	HZ
+static DECLARE_DELAYED_WORK(tb_task_unhook_work, tb_task_unhook);
+
+static void tb_task_put_probes(void)
+{
+	mutex_lock(&tb_task_mutex);
+	if (!--tb_task_users)
+		mod_delayed_work(system_wq, &tb_task_unhook_work, TB_TASK_UNHOOK_DELAY);
+	mutex_unlock(&tb_task_mutex);
+}
+
+/* Module exit (no session is left): the probes off now, nothing pending. */
+void tb_task_exit_module(void)
+{
+	cancel_delayed_work_sync(&tb_task_unhook_work);
+	tb_task_unhook(NULL);
 }
 
 /* --- targets: SETUP and release ------------------------------------------ */

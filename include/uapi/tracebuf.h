@@ -119,7 +119,7 @@ enum tracebuf_target {
 	TRACEBUF_TARGET_TASK	= 3,
 };
 
-/* tracebuf_setup.flags (TRACEBUF_SETUP_F_NO_TIME, bit 0, is below) */
+/* tracebuf_setup.flags (NO_TIME, bit 0, and COMPACT, bit 2, are below) */
 #define TRACEBUF_SETUP_F_INHERIT	(1U << 1)	/* TARGET_TASK: and its children */
 
 /* Backend names with a special meaning in tracebuf_setup.backend. */
@@ -151,8 +151,9 @@ enum tracebuf_target {
  *           or malformed CPU set; backend name not NUL-terminated; bad
  *           data_size; a watermark larger than the ring; a backend that
  *           traces one CPU per session (intel_pt) given a set of several
- *           CPUs, or a CPU it cannot trace; pid < 0, or pid or flags not 0
- *           for a target other than TASK
+ *           CPUs, or a CPU it cannot trace; pid < 0, or pid or
+ *           TRACEBUF_SETUP_F_INHERIT not 0 for a target other than TASK;
+ *           TRACEBUF_SETUP_F_COMPACT with a backend other than "none"
  *  -ESRCH   TARGET_TASK: no such process, or it is exiting
  *  -EACCES  TARGET_TASK: the opener may not trace that process: the
  *           credentials the file was opened with do not pass
@@ -203,8 +204,13 @@ struct tracebuf_setup {
  * NO_TIME: every record's time is 0; writers skip reading the clock (a
  * ring for which the order of records is enough). Records keep their
  * layout.
+ * COMPACT: records start with the 8-byte struct tracebuf_crec instead of
+ * struct tracebuf_record (no CPU, no time); data-only sessions (backend
+ * "none") only, else -EINVAL. The control page says so
+ * (TRACEBUF_CTL_F_COMPACT).
  */
 #define TRACEBUF_SETUP_F_NO_TIME	(1U << 0)
+#define TRACEBUF_SETUP_F_COMPACT	(1U << 2)
 #define TRACEBUF_DATA_SIZE_MAX		(1ULL << 30)
 
 #define TRACEBUF_IOC_SETUP \
@@ -288,6 +294,7 @@ struct tracebuf_ctl {
 #define TRACEBUF_CTL_F_READONLY	(1U << 0)	/* read-only mapping: no tail */
 #define TRACEBUF_CTL_F_AUX_SNAPSHOT (1U << 1)	/* AUX mapped read-only: snapshot */
 #define TRACEBUF_CTL_F_ENABLED	(1U << 2)	/* the session is tracing */
+#define TRACEBUF_CTL_F_COMPACT	(1U << 3)	/* records: struct tracebuf_crec */
 
 /*
  * The AUX ring: what the trace hardware writes, byte for byte.
@@ -623,7 +630,8 @@ struct tracebuf_cfg_keys {
 	_IOC(_IOC_READ | _IOC_WRITE, TRACEBUF_IOC_MAGIC, 0x09, TRACEBUF_CFG_KEYS_SIZE_VER0)
 
 /*
- * Records. Every record starts with this 24-byte prefix; its size is a
+ * Records. Every record starts with this 24-byte prefix (a session set up
+ * with TRACEBUF_SETUP_F_COMPACT: struct tracebuf_crec, below); its size is a
  * multiple of 8 and at most data_size. 'commit' is written last, with
  * release semantics: a record is complete when its commit word equals
  * tracebuf_commit_tag() of its position (bytes from the start of the
@@ -655,6 +663,25 @@ static inline __u32 tracebuf_commit_tag(__u64 pos)
 
 /* tracebuf_rec_header.flags */
 #define TRACEBUF_REC_F_DISCARD	(1U << 0)	/* skip: reserved and discarded */
+
+/*
+ * The compact format (TRACEBUF_SETUP_F_COMPACT): every record starts with
+ * this 8-byte prefix instead of struct tracebuf_record, and the fields
+ * that follow the prefix are those of the standard format
+ * (struct tracebuf_crec_lost and so on). There is no CPU and no time; a
+ * record is at most TRACEBUF_CREC_SIZE_MAX bytes. 'commit' is the same
+ * word at the same offset as in the standard format, written last with
+ * release semantics. A record of type TRACEBUF_CREC_SKIP is to be skipped
+ * (a discarded reservation, as TRACEBUF_REC_F_DISCARD).
+ */
+struct tracebuf_crec {
+	__u16	size;			/* bytes, this prefix included; a multiple of 8 */
+	__u16	type;			/* enum tracebuf_rec_type, or TRACEBUF_CREC_SKIP */
+	__u32	commit;			/* tracebuf_commit_tag(position) */
+};
+
+#define TRACEBUF_CREC_SKIP	0
+#define TRACEBUF_CREC_SIZE_MAX	65528
 
 enum tracebuf_rec_type {
 	TRACEBUF_REC_LOST		= 1,
@@ -822,6 +849,29 @@ struct tracebuf_rec_test {
 	__u16	context;		/* enum tracebuf_test_context */
 	__u16	reserved;
 	/* followed by payload up to hdr.size */
+};
+
+/* The compact records a data-only session writes (see struct tracebuf_crec). */
+struct tracebuf_crec_lost {
+	struct tracebuf_crec r;
+	__u64	count;
+	__u32	reason;			/* enum tracebuf_lost_reason */
+	__u32	flags;			/* TRACEBUF_LOST_F_* */
+};
+
+struct tracebuf_crec_user {
+	struct tracebuf_crec r;
+	__u64	cookie;
+	__u32	len;			/* bytes of data that follow */
+	__u32	reserved;
+};
+
+struct tracebuf_crec_test {
+	struct tracebuf_crec r;
+	__u64	seq;
+	__u32	producer;
+	__u16	context;		/* enum tracebuf_test_context */
+	__u16	reserved;
 };
 
 enum tracebuf_test_context {

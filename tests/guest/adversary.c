@@ -313,8 +313,11 @@ static void op_setup(struct slot *s)
 	if (bad) {
 		switch (rn(9)) {
 		case 0: su.reserved[rn(3)] = 1; want = EINVAL; break;
-		/* bit 0: NO_TIME; bit 1 (INHERIT) is invalid without TARGET_TASK */
-		case 1: su.flags = 2u << rn(31); want = EINVAL; break;
+		/*
+		 * bits 0, 2: NO_TIME, COMPACT; bit 1 (INHERIT) is invalid
+		 * without TARGET_TASK; bits 3..31 are unknown
+		 */
+		case 1: su.flags = rn(4) ? 8u << rn(29) : 2u; want = EINVAL; break;
 		case 2: su.target = 4 + rn(100); want = EINVAL; break;	/* 3: TASK */
 		case 3: su.size = rn(TRACEBUF_SETUP_SIZE_VER0); want = EINVAL; break;
 		case 4: strcpy(su.backend, "nonesuch"); want = ENODEV; break;

@@ -13,8 +13,8 @@
  *   tracebuf tb_bench.ko's probe on the same tracepoint:
  *            tracebuf_reserve() + 8-byte stores + tracebuf_commit(), or
  *            tracebuf_reserve_batch() for several records per call; the
- *            session is set up with TRACEBUF_SETUP_F_NO_TIME (BPF's
- *            records carry no time either)
+ *            session is set up with TRACEBUF_SETUP_F_COMPACT (an 8-byte
+ *            prefix without CPU or time, as BPF's ring buffer records)
  *   marker   TRACEBUF_IOC_USER_MARKER from the producer threads instead of
  *            getpgid (one record per system call)
  *
@@ -26,7 +26,7 @@
  * from epoll_wait; tracebuf's own count in brackets). Numbers, never
  * assertions on time: under TCG they are relative.
  *
- *   bench_ring [reps [ms per run [row mask [ring mask]]]]
+ *   bench_ring [reps [ms per run [row mask [ring mask [prof]]]]]
  *
  * The masks (hexadecimal; bit n: the n-th row of rows[], or enum ring)
  * choose a subset, for looking at one thing; make bench runs everything.
@@ -61,15 +61,18 @@ struct row {
 	int batch;		/* records per system call */
 	enum wake wake;
 	int epoll;		/* the consumer sleeps in epoll_wait */
+	int single;		/* tracebuf: one tracebuf_reserve() per record */
 };
 
 static const struct row rows[] = {
-	{ "busy-poll, wakeups off", 1, 1, W_OFF, 0 },
-	{ "busy-poll, wakeups off", 2, 1, W_OFF, 0 },
-	{ "back-to-back, wakeups off", 0, 100, W_OFF, 0 },
-	{ "epoll, wake every 100", 2, 100, W_EVERY, 1 },
-	{ "epoll, 128 KiB watermark", 1, 100, W_WM, 1 },
-	{ "BPF published: b2b, default", 0, 500, W_DEFAULT, 0 },
+	{ "busy-poll, wakeups off", 1, 1, W_OFF, 0, 0 },
+	{ "busy-poll, wakeups off", 2, 1, W_OFF, 0, 0 },
+	{ "back-to-back, wakeups off", 0, 100, W_OFF, 0, 0 },
+	/* The same, each record reserved alone: the single-record path's cost. */
+	{ "b2b, 100 single reserves", 0, 100, W_OFF, 0, 1 },
+	{ "epoll, wake every 100", 2, 100, W_EVERY, 1, 0 },
+	{ "epoll, 128 KiB watermark", 1, 100, W_WM, 1, 0 },
+	{ "BPF published: b2b, default", 0, 500, W_DEFAULT, 0, 0 },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 static const unsigned int payloads[] = { 8, 64, 256 };
@@ -82,7 +85,7 @@ struct result {
 };
 static struct result res[NROWS][NPAY][R_NR];
 
-static int ncpus, run_ms = 300;
+static int ncpus, npossible, run_ms = 300;
 
 static double now(void)
 {
@@ -209,13 +212,16 @@ static int prog_attach(struct prog *p, int *prog_fd)
 
 /*
  * The program, for both BPF rings: for getpgid of our process, 'batch'
- * records of 'payload' bytes, counting produced and dropped in an array
- * map (value: u64 produced, dropped, records for every-N).
+ * records of 'payload' bytes, counting produced and dropped in a per-CPU
+ * array map with plain adds (value: u64 produced, dropped), as tb_bench
+ * counts in per-CPU variables: neither side pays an atomic operation for
+ * the benchmark's own counting. The every-N count is one shared counter
+ * (an array map, atomic add): BPF's way of waking every N records.
  */
-static void gen_prog(struct prog *p, enum ring r, int map, int cnt, unsigned int payload,
-		     int batch, enum wake wake)
+static void gen_prog(struct prog *p, enum ring r, int map, int cnt, int every,
+		     unsigned int payload, int batch, enum wake wake)
 {
-	int j_nr, j_pid, j_null, j_drop = 0, j_next, j, loop, k;
+	int j_nr, j_pid, j_null, j_null2 = -1, j_drop = 0, j_next, j, loop, k;
 
 	p->n = 0;
 	MOV_REG(p, 6, 1);
@@ -230,9 +236,19 @@ static void gen_prog(struct prog *p, enum ring r, int map, int cnt, unsigned int
 	ALU_IMM(p, BPF_ADD, 2, -4);
 	CALL(p, BPF_FUNC_map_lookup_elem);
 	j_null = JMP_IMM(p, BPF_JEQ, 0, 0);
-	MOV_REG(p, 8, 0);
-	MOV_IMM(p, 1, batch);
-	XADD(p, 8, 1, 0);				/* produced += batch */
+	MOV_REG(p, 8, 0);				/* r8: this CPU's counters */
+	LDX_DW(p, 1, 8, 0);
+	ALU_IMM(p, BPF_ADD, 1, batch);
+	STX_DW(p, 8, 1, 0);				/* produced += batch */
+	if (wake == W_EVERY && r == R_RB) {
+		ST_W(p, 10, -4, 0);
+		ld_map(p, 1, every);
+		MOV_REG(p, 2, 10);
+		ALU_IMM(p, BPF_ADD, 2, -4);
+		CALL(p, BPF_FUNC_map_lookup_elem);
+		j_null2 = JMP_IMM(p, BPF_JEQ, 0, 0);
+		MOV_REG(p, 6, 0);			/* r6: the shared every-N count */
+	}
 	MOV_IMM(p, 7, batch);
 	loop = p->n;
 	if (r == R_RB) {
@@ -246,7 +262,7 @@ static void gen_prog(struct prog *p, enum ring r, int map, int cnt, unsigned int
 			break;
 		case W_EVERY:
 			MOV_IMM(p, 1, 1);
-			XFADD(p, 8, 1, 16);
+			XFADD(p, 6, 1, 0);
 			ALU_IMM(p, BPF_ADD, 1, 1);
 			ALU_IMM(p, BPF_MOD, 1, 100);
 			MOV_IMM(p, 9, BPF_RB_NO_WAKEUP);
@@ -289,14 +305,17 @@ static void gen_prog(struct prog *p, enum ring r, int map, int cnt, unsigned int
 	}
 	if (j_drop)
 		here(p, j_drop);
-	MOV_IMM(p, 1, 1);
-	XADD(p, 8, 1, 8);				/* dropped++ */
+	LDX_DW(p, 1, 8, 8);
+	ALU_IMM(p, BPF_ADD, 1, 1);
+	STX_DW(p, 8, 1, 8);				/* dropped++ */
 	here(p, j_next);
 	ALU_IMM(p, BPF_SUB, 7, 1);
 	emit(p, BPF_JMP | BPF_JNE | BPF_K, 7, 0, loop - p->n - 1, 0);
 	here(p, j_nr);
 	here(p, j_pid);
 	here(p, j_null);
+	if (j_null2 >= 0)
+		here(p, j_null2);
 	MOV_IMM(p, 0, 0);
 	EXIT(p);
 }
@@ -330,10 +349,11 @@ struct run {
 	/* tracebuf and marker */
 	struct tracebuf_session s;
 	int bfd;
-	/* both BPF rings */
-	int cnt, prog, link;
+	/* both BPF rings: per-CPU counters, the shared every-N count */
+	int cnt, every, prog, link;
 	int ep;
-	volatile int stop;
+	volatile int stop;		/* the producers stop */
+	volatile int timeup;		/* the run's time is up (timer thread) */
 	uint64_t consumed, wakeups;
 	uint64_t mk_produced, mk_dropped;	/* marker producers */
 };
@@ -391,14 +411,16 @@ static uint64_t drain_pb(struct run *r)
 
 static uint64_t drain_tb(struct run *r)
 {
-	const struct tracebuf_record *rec;
+	const struct tracebuf_crec *rec;
 	uint16_t type = r->ring == R_MK ? TRACEBUF_REC_USER : TRACEBUF_REC_TEST;
 	uint64_t n = 0;
 
-	while ((rec = tracebuf_peek(&r->s))) {
-		n += rec->hdr.type == type;
-		tracebuf_advance(&r->s, rec);
+	while ((rec = tracebuf_peek_compact(&r->s))) {
+		n += rec->type == type;
+		tracebuf_advance_compact(&r->s, rec);
 	}
+	TBT_CHECK(!tracebuf_ring_error(&r->s), "tracebuf: ring error %d",
+		  tracebuf_ring_error(&r->s));
 	return n;
 }
 
@@ -435,6 +457,21 @@ static void produce(struct run *r)
 		else if (ret)
 			TBT_CHECK(0, "marker: %d", ret);
 	}
+}
+
+/*
+ * Ends the run: the consumer loop only tests a flag, so no clock is read
+ * per iteration (under TCG without a usable TSC, clock_gettime is a system
+ * call reading the emulated HPET, which took most of the consumer's time
+ * and made the consumer, not the rings, the limit).
+ */
+static void *timer_thread(void *arg)
+{
+	struct run *r = arg;
+
+	usleep(run_ms * 1000);
+	__atomic_store_n(&r->timeup, 1, __ATOMIC_RELAXED);
+	return NULL;
 }
 
 static void *producer(void *arg)
@@ -517,9 +554,12 @@ static int setup_pb(struct run *r)
 
 static int setup_tb(struct run *r)
 {
-	/* No timestamps: BPF's records carry none either. */
+	/*
+	 * Compact records: the 8-byte prefix, no CPU, no time, as BPF's
+	 * ring buffer records (an 8-byte header, no time).
+	 */
 	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU,
-				     .flags = TRACEBUF_SETUP_F_NO_TIME };
+				     .flags = TRACEBUF_SETUP_F_COMPACT };
 	struct tbb_start st = { .tgid = getpid(), .nr = __NR_getpgid,
 				.size = sizeof(struct tracebuf_record) + r->payload,
 				.batch = r->row->batch };
@@ -547,6 +587,8 @@ static int setup_tb(struct run *r)
 		return ret;
 	if (r->ring == R_NONE)
 		st.flags = TBB_F_COUNT_ONLY;
+	if (r->row->single)
+		st.flags |= TBB_F_SINGLE;
 	r->bfd = open(TBB_DEVICE, O_RDWR);
 	st.fd = r->s.fd;
 	if (r->bfd < 0 || ioctl(r->bfd, TBB_IOC_START, &st))
@@ -564,15 +606,19 @@ static int ep_add(struct run *r, int fd)
 /* Produced and dropped, from whoever counted them. */
 static void totals(struct run *r, uint64_t *produced, uint64_t *dropped, int final)
 {
-	uint64_t v[3] = { 0 };
-	int key = 0;
+	uint64_t v[2 * NCPU_MAX] = { 0 };
+	int key = 0, c;
 
 	switch (r->ring) {
 	case R_RB:
 	case R_PB:
-		map_lookup(r->cnt, &key, v);
-		*produced = v[0];
-		*dropped = v[1];
+		/* A per-CPU map: one value per possible CPU. */
+		TBT_CHECK(map_lookup(r->cnt, &key, v) == 0, "counters: %s", strerror(errno));
+		*produced = *dropped = 0;
+		for (c = 0; c < npossible; c++) {
+			*produced += v[2 * c];
+			*dropped += v[2 * c + 1];
+		}
 		break;
 	case R_TB:
 	case R_NONE:
@@ -600,13 +646,174 @@ static void totals(struct run *r, uint64_t *produced, uint64_t *dropped, int fin
 	}
 }
 
+
+/* ---- an optional profile (argument 5: prof) ------------------------------ */
+
+/*
+ * Where the time of one run goes, for looking, not for the table:
+ * cpu-clock samples on every CPU (perf's own software event, sampled by an
+ * hrtimer, so it works under TCG), kernel addresses named from
+ * /proc/kallsyms, user samples by thread (the producers and the consumer).
+ */
+#define PROF_PAGES	256
+static int prof_on;
+static struct ksym { unsigned long a; char n[48]; } *ksyms;
+static size_t nksyms;
+static struct prof_cpu { int fd; struct perf_event_mmap_page *pg; } prof_cpus[NCPU_MAX];
+static pid_t prof_consumer;
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->a < y->a ? -1 : x->a > y->a;
+}
+
+static void prof_kallsyms(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256], t, name[128];
+	unsigned long a;
+	size_t cap = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %127s", &a, &t, name) != 3 || (t != 't' && t != 'T'))
+			continue;
+		if (nksyms == cap) {
+			cap = cap ? 2 * cap : 65536;
+			ksyms = realloc(ksyms, cap * sizeof(*ksyms));
+		}
+		ksyms[nksyms].a = a;
+		snprintf(ksyms[nksyms].n, sizeof(ksyms[0].n), "%.47s", name);
+		nksyms++;
+	}
+	fclose(f);
+	qsort(ksyms, nksyms, sizeof(*ksyms), cmp_ksym);
+}
+
+static const char *prof_ksym(unsigned long a)
+{
+	size_t lo = 0, hi = nksyms;
+
+	while (hi - lo > 1) {
+		size_t m = (lo + hi) / 2;
+
+		if (ksyms[m].a <= a)
+			lo = m;
+		else
+			hi = m;
+	}
+	return nksyms && ksyms[lo].a <= a ? ksyms[lo].n : "?";
+}
+
+static void prof_start(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int c;
+
+	prof_consumer = syscall(__NR_gettid);
+	for (c = 0; c < ncpus; c++) {
+		struct perf_event_attr a = {
+			.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+			.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 50000,
+			.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+		};
+		void *m;
+
+		prof_cpus[c].fd = syscall(__NR_perf_event_open, &a, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
+		if (prof_cpus[c].fd < 0)
+			continue;
+		m = mmap(NULL, pg * (1 + PROF_PAGES), PROT_READ | PROT_WRITE, MAP_SHARED,
+			 prof_cpus[c].fd, 0);
+		prof_cpus[c].pg = m == MAP_FAILED ? NULL : m;
+	}
+}
+
+struct prof_ent { const char *name; char buf[48]; unsigned long n; };
+
+static void prof_add(struct prof_ent *e, int *ne, const char *name)
+{
+	int i;
+
+	for (i = 0; i < *ne; i++)
+		if (!strcmp(e[i].name, name)) {
+			e[i].n++;
+			return;
+		}
+	if (*ne < 4096) {
+		snprintf(e[*ne].buf, sizeof(e[0].buf), "%.47s", name);
+		e[*ne].name = e[*ne].buf;
+		e[(*ne)++].n = 1;
+	}
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct prof_ent *x = a, *y = b;
+
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+}
+
+static void prof_stop(const char *what)
+{
+	static struct prof_ent e[4096];
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long total = 0;
+	int c, ne = 0, i;
+
+	for (c = 0; c < ncpus; c++) {
+		struct perf_event_mmap_page *m = prof_cpus[c].pg;
+		const unsigned char *d;
+		uint64_t head, tail, sz = (uint64_t)pg * PROF_PAGES;
+
+		if (!m)
+			goto close;
+		ioctl(prof_cpus[c].fd, PERF_EVENT_IOC_DISABLE, 0);
+		d = (const unsigned char *)m + pg;
+		head = __atomic_load_n(&m->data_head, __ATOMIC_ACQUIRE);
+		for (tail = m->data_tail; tail < head;) {
+			const struct perf_event_header *h = (const void *)(d + (tail & (sz - 1)));
+			char name[48];
+
+			if (h->type == PERF_RECORD_SAMPLE && h->size >= 24) {
+				uint64_t ip = *(const uint64_t *)(d + ((tail + 8) & (sz - 1)));
+				uint32_t pid = *(const uint32_t *)(d + ((tail + 16) & (sz - 1)));
+				uint32_t tid = *(const uint32_t *)(d + ((tail + 20) & (sz - 1)));
+
+				if (ip >= 0xffff800000000000ULL)
+					prof_add(e, &ne, prof_ksym(ip));
+				else {
+					snprintf(name, sizeof(name), "[user %s]",
+						 pid != (uint32_t)getpid() ? "other" :
+						 tid == (uint32_t)prof_consumer ? "consumer" : "producer");
+					prof_add(e, &ne, name);
+				}
+				total++;
+			}
+			tail += h->size;
+		}
+		munmap(m, pg * (1 + PROF_PAGES));
+close:
+		if (prof_cpus[c].fd >= 0)
+			close(prof_cpus[c].fd);
+		prof_cpus[c].fd = -1;
+		prof_cpus[c].pg = NULL;
+	}
+	qsort(e, ne, sizeof(e[0]), cmp_ent);
+	printf("prof: %s: %lu samples\n", what, total);
+	for (i = 0; i < ne && i < 40; i++)
+		printf("prof:   %5.1f%% %s\n", 100.0 * e[i].n / (total ? total : 1), e[i].name);
+}
+
 static void one_run(int ri, int pi, enum ring ring)
 {
 	const struct row *row = &rows[ri];
 	struct run *r = calloc(1, sizeof(*r));
 	struct result *out = &res[ri][pi][ring];
 	struct epoll_event ev;
-	pthread_t th[2];
+	pthread_t th[2], timer;
 	uint64_t produced = 0, dropped = 0;
 	double t0, t1, end;
 	int i, map = -1, ret = 0;
@@ -616,17 +823,18 @@ static void one_run(int ri, int pi, enum ring ring)
 	r->payload = payloads[pi];
 	r->ep = epoll_create1(EPOLL_CLOEXEC);
 	r->bfd = -1;
-	r->cnt = r->prog = r->link = -1;
+	r->cnt = r->every = r->prog = r->link = -1;
 	if (ring == R_RB || ring == R_PB) {
 		static struct prog p;
 
 		map = ring == R_RB ? setup_rb(r) : setup_pb(r);
-		r->cnt = map_create(BPF_MAP_TYPE_ARRAY, 4, 24, 1);
-		if (map < 0 || r->cnt < 0) {
+		r->cnt = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 16, 1);
+		r->every = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+		if (map < 0 || r->cnt < 0 || r->every < 0) {
 			TBT_CHECK(0, "%s: maps: %s", ring_name[ring], strerror(-map));
 			goto out;
 		}
-		gen_prog(&p, ring, map, r->cnt, r->payload, row->batch, row->wake);
+		gen_prog(&p, ring, map, r->cnt, r->every, r->payload, row->batch, row->wake);
 		r->link = prog_attach(&p, &r->prog);
 		if (r->link < 0) {
 			TBT_CHECK(0, "%s: program", ring_name[ring]);
@@ -646,11 +854,13 @@ static void one_run(int ri, int pi, enum ring ring)
 		goto out;
 	}
 
+	if (prof_on)
+		prof_start();
 	t0 = now();
-	end = t0 + run_ms / 1000.0;
 	for (i = 0; i < row->producers; i++)
 		pthread_create(&th[i], NULL, producer, r);
-	while (now() < end) {
+	pthread_create(&timer, NULL, timer_thread, r);
+	while (!__atomic_load_n(&r->timeup, __ATOMIC_RELAXED)) {
 		if (!row->producers)
 			produce(r);	/* back to back: this thread produces too */
 		else if (row->epoll) {
@@ -659,9 +869,18 @@ static void one_run(int ri, int pi, enum ring ring)
 		}
 		r->consumed += drain(r);
 	}
+	end = now();
 	r->stop = 1;
 	for (i = 0; i < row->producers; i++)
 		pthread_join(th[i], NULL);
+	pthread_join(timer, NULL);
+	if (prof_on) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "%s, %s p=%d b=%d, %u B", ring_name[ring], row->name,
+			 row->producers, row->batch, r->payload);
+		prof_stop(what);
+	}
 	if (r->link >= 0)
 		close(r->link);		/* detach: nothing more is produced */
 	/* Whatever is left, until it adds up (or it never will). */
@@ -692,6 +911,8 @@ out:
 		close(r->prog);
 	if (r->cnt >= 0)
 		close(r->cnt);
+	if (r->every >= 0)
+		close(r->every);
 	if (ring == R_RB && map >= 0) {
 		munmap(r->rb.cons, sysconf(_SC_PAGESIZE));
 		munmap((void *)r->rb.prod, sysconf(_SC_PAGESIZE) + 2 * RING);
@@ -709,6 +930,20 @@ out:
 		tracebuf_close(&r->s);
 	close(r->ep);
 	free(r);
+}
+
+/* How many values a per-CPU map lookup returns: the possible CPUs. */
+static int possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	int lo = 0, hi = -1;
+
+	if (f) {
+		if (fscanf(f, "%d-%d", &lo, &hi) == 1)
+			hi = lo;
+		fclose(f);
+	}
+	return hi + 1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -781,13 +1016,19 @@ int main(int argc, char **argv)
 
 	if (argc > 2)
 		run_ms = atoi(argv[2]);
+	prof_on = argc > 5 && !strcmp(argv[5], "prof");
 	if (reps < 1 || reps > 16 || run_ms < 10)
 		return 2;
 	ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (ncpus > NCPU_MAX)
 		ncpus = NCPU_MAX;
+	npossible = possible_cpus();
+	if (npossible < ncpus || npossible > NCPU_MAX)
+		return 2;
 	if (tbt_modprobe("tracebuf") || tbt_modprobe("tb_bench"))
 		return 1;
+	if (prof_on)
+		prof_kallsyms();
 	memset(marker_data, 0x5a, sizeof(marker_data));
 	/* Interleaved: each rep runs every ring of every row once. */
 	for (rep = 0; rep < reps; rep++)

@@ -263,7 +263,7 @@ static void case2_one(const char *be)
 		su_init(&bad, TRACEBUF_BACKEND_DATA, 1);
 		switch (i) {
 		case 0: bad.reserved[0] = 1; want = -EINVAL; break;
-		case 1: bad.flags = 4; want = -EINVAL; break;	/* bits 0, 1: NO_TIME, INHERIT */
+		case 1: bad.flags = 8; want = -EINVAL; break;	/* bits 0-2: NO_TIME, INHERIT, COMPACT */
 		case 2: bad.cpu = 1u << 20; want = -EINVAL; break;
 		case 3: strcpy(bad.backend, "no_such"); want = -ENODEV; break;
 		case 4: bad.data_size = 3 * pg; want = -EINVAL; break;

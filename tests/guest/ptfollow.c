@@ -20,6 +20,16 @@
  *     write by hand); after the step it reads the new IP;
  *  4. "steps N branches M status S" on stdout.
  *
+ *   ptfollow --exec PATH [--uid UID --gid GID] GT COMMAND [ARGS...]
+ *
+ * The wrap mode (make demo): COMMAND (e.g. 'tracebuf record -- PATH') runs
+ * as UID (group and only supplementary group GID), with no handshake, and every process of its tree is traced but
+ * left to run (PTRACE_CONT, its signals passed on; PTRACE_O_TRACEFORK,
+ * _VFORK, _CLONE, _EXEC) until it executes PATH: from that exec on, its
+ * threads are single-stepped as above. So the tool records the program
+ * as it would on hardware, and the emulator traces what the program
+ * executes.
+ *
  * GT, one line per retired branch (kind != OTHER), in retirement order:
  *   B <tid> <from> <to> <kind> <taken>      (hex addresses, kind as in
  *                                           enum ptemu_follow_kind)
@@ -39,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/ptrace.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -60,6 +71,7 @@ struct thread {
 	uint64_t from;
 	unsigned int len, kind;
 	uint64_t insns, n[6];
+	int follow;		/* single-stepped (else left to run) */
 };
 
 static struct thread threads[MAXTHREADS];
@@ -67,6 +79,7 @@ static csh cs;
 static FILE *gt;
 static int emu = -1;
 static uint64_t steps, branches;
+static const char *target;	/* --exec: the program followed */
 
 static struct thread *thread_of(pid_t tid, int create)
 {
@@ -81,6 +94,7 @@ static struct thread *thread_of(pid_t tid, int create)
 		if (!threads[i].tid) {
 			memset(&threads[i], 0, sizeof(threads[i]));
 			threads[i].tid = tid;
+			threads[i].follow = !target;
 			return &threads[i];
 		}
 	fprintf(stderr, "ptfollow: more than %d threads\n", MAXTHREADS);
@@ -202,22 +216,72 @@ static void step(struct thread *t)
 	}
 }
 
+/* --exec: does tid run the program followed? */
+static int runs_target(pid_t tid)
+{
+	char path[64], exe[4096], want[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0 || !realpath(target, want))
+		return 0;
+	exe[n] = 0;
+	return !strcmp(exe, want);
+}
+
 static void gone(struct thread *t)
 {
+	if (!t->follow) {
+		t->tid = 0;
+		return;
+	}
 	fprintf(gt, "T %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 		t->tid, t->insns, t->n[PTEMU_F_COND], t->n[PTEMU_F_IND], t->n[PTEMU_F_RET],
 		t->n[PTEMU_F_FAR], t->n[PTEMU_F_CALL]);
 	t->tid = 0;
 }
 
+/*
+ * --exec: a stop of a task left to run. Its events are passed over, a new
+ * task's first SIGSTOP too, any other signal is delivered; at the exec of
+ * the program followed its single-stepping starts.
+ */
+static void unfollowed_stop(struct thread *t, int st, int fresh)
+{
+	int ev = st >> 16, sig = WSTOPSIG(st);
+
+	if ((ev == PTRACE_EVENT_EXEC || fresh) && runs_target(t->tid)) {
+		t->follow = 1;
+		step(t);
+		return;
+	}
+	if (ev || (fresh && sig == SIGSTOP) || sig == (SIGTRAP | 0x80))
+		sig = 0;
+	ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig);
+}
+
 int main(int argc, char **argv)
 {
 	struct ptemu_follow_step reset = { .kind = PTEMU_F_RESET };
-	int st, live = 1, status = -1;
+	int st, live = 1, status = -1, uid = -1, fresh;
+	gid_t gid = 0;
 	struct thread *t;
 	char line[16];
 	pid_t pid, w;
 
+	while (argc > 2 && !strncmp(argv[1], "--", 2)) {
+		if (!strcmp(argv[1], "--exec"))
+			target = argv[2];
+		else if (!strcmp(argv[1], "--uid"))
+			uid = atoi(argv[2]);
+		else if (!strcmp(argv[1], "--gid"))
+			gid = (gid_t)atoi(argv[2]);
+		else
+			return 2;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 3)
 		return 2;
 	gt = fopen(argv[1], "w");
@@ -232,10 +296,13 @@ int main(int argc, char **argv)
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return 1;
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
+		if (uid >= 0 && (setgroups(1, &gid) || setgid(gid) || setuid(uid)))
+			_exit(126);
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execv(argv[2], argv + 2);
+		execvp(argv[2], argv + 2);
 		_exit(127);
 	}
 	/* Stopped at the exec, before the program's first instruction. */
@@ -244,18 +311,25 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, NULL,
-	       PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL);
-	printf("pid %d\n", pid);
-	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
-		return 1;
-	step(thread_of(pid, 1));
+	       PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL |
+	       (target ? PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC : 0));
+	if (target) {
+		t = thread_of(pid, 1);
+		unfollowed_stop(t, SIGSTOP << 8 | 0x7f, 1);
+	} else {
+		printf("pid %d\n", pid);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+		step(thread_of(pid, 1));
+	}
 	while (live > 0) {
 		w = waitpid(-1, &st, __WALL);
 		if (w < 0) {
 			perror("ptfollow: waitpid");
 			return 1;
 		}
+		fresh = !thread_of(w, 0);
 		t = thread_of(w, 1);
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			if (w == pid)
@@ -268,10 +342,19 @@ int main(int argc, char **argv)
 		}
 		if (!WIFSTOPPED(st))
 			continue;
-		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_CLONE << 8))) {
+		if (fresh && target)
+			live++;		/* a new task of the tree, first seen */
+		if (!t->follow) {
+			unfollowed_stop(t, st, fresh);
+			continue;
+		}
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_CLONE << 8)) ||
+		    st >> 8 == (SIGTRAP | (PTRACE_EVENT_FORK << 8)) ||
+		    st >> 8 == (SIGTRAP | (PTRACE_EVENT_VFORK << 8))) {
 			/* The clone retired in the parent; the child shows up stopped. */
 			retired(t, ip_of(w));
-			live++;
+			if (!target)
+				live++;
 			step(t);
 			continue;
 		}

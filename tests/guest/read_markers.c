@@ -2,7 +2,8 @@
 /*
  * User markers (contents, order, errors) and read(2): whole records, a
  * short buffer gets -EINVAL and loses nothing, O_NONBLOCK on empty gets
- * -EAGAIN, a blocking read waits for the watermark.
+ * -EAGAIN, a blocking read waits for the watermark; the same with compact
+ * records (TRACEBUF_SETUP_F_COMPACT).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -230,6 +231,132 @@ static void read_api(void)
 	tracebuf_close(&s);
 }
 
+/*
+ * Compact records (TRACEBUF_SETUP_F_COMPACT): the 8-byte prefix, markers
+ * through the mapping (tracebuf_peek_compact()) and through read(), a
+ * discarded marker skipped, LOST records in the compact layout, a blocking
+ * read woken at the watermark, and the standard iterator refusing the ring.
+ */
+static void markers_compact(void)
+{
+	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU,
+				     .flags = TRACEBUF_SETUP_F_COMPACT };
+	const struct tracebuf_crec *c;
+	struct tracebuf_session s;
+	struct reader rd;
+	char big[TRACEBUF_USER_MARKER_MAX], buf[4096];
+	uint64_t n = 0, lost = 0, i;
+	pthread_t th;
+	ssize_t got;
+	int ret;
+
+	strcpy(su.backend, TRACEBUF_BACKEND_DATA);
+	if (tracebuf_open(&s, 0) || tracebuf_setup(&s, &su) || tracebuf_map(&s, 65536, 0)) {
+		TBT_CHECK(0, "compact session");
+		return;
+	}
+	TBT_CHECK(s.ctl->flags & TRACEBUF_CTL_F_COMPACT, "ctl flags %#x", s.ctl->flags);
+	for (i = 0; i < 100; i++) {
+		char text[32];
+		int len = snprintf(text, sizeof(text), "marker %llu", (unsigned long long)i);
+
+		TBT_CHECK(tracebuf_user_marker(&s, 1000 + i, text, len) == 0, "marker %llu",
+			  (unsigned long long)i);
+		if (i == 50)	/* reserved, then discarded: a SKIP record */
+			TBT_CHECK(tracebuf_user_marker(&s, 1, (void *)16, 8) == -EFAULT,
+				  "marker from a bad address");
+	}
+	memset(big, 'y', sizeof(big));
+	TBT_CHECK(tracebuf_user_marker(&s, 2000, big, sizeof(big)) == 0, "max marker");
+	while ((c = tracebuf_peek_compact(&s))) {
+		const struct tracebuf_crec_user *u = tracebuf_cas_user(c);
+		char text[32];
+		int len = snprintf(text, sizeof(text), "marker %llu", (unsigned long long)n);
+
+		if (n == 100)
+			TBT_CHECK(u && u->cookie == 2000 && u->len == sizeof(big) &&
+				  !memcmp(u + 1, big, sizeof(big)) &&
+				  c->size == sizeof(*u) + sizeof(big), "max compact marker wrong");
+		else
+			TBT_CHECK(u && u->cookie == 1000 + n && u->len == (uint32_t)len &&
+				  !memcmp(u + 1, text, len) &&
+				  c->size == ((sizeof(*u) + len + 7) & ~7u) && sizeof(*u) == 24,
+				  "compact marker %llu wrong (type %u size %u)",
+				  (unsigned long long)n, c->type, c->size);
+		n++;
+		tracebuf_advance_compact(&s, c);
+	}
+	TBT_CHECK(tracebuf_ring_error(&s) == 0 && n == 101, "%llu compact markers, error %d",
+		  (unsigned long long)n, tracebuf_ring_error(&s));
+	TBT_CHECK(s.ctl->records_written == 101 && s.ctl->records_lost == 0,
+		  "records_written %llu lost %llu", (unsigned long long)s.ctl->records_written,
+		  (unsigned long long)s.ctl->records_lost);
+	/* The standard iterator does not read compact records. */
+	TBT_CHECK(tracebuf_user_marker(&s, 3, NULL, 0) == 0, "marker");
+	TBT_CHECK(tracebuf_peek(&s) == NULL && tracebuf_ring_error(&s) == -EPROTO,
+		  "tracebuf_peek() on a compact ring: error %d", tracebuf_ring_error(&s));
+	tracebuf_close(&s);
+
+	/* read(): compact records, whole; a SKIP never copied; LOST compact. */
+	su.data_size = 4096;
+	su.data_watermark = 4 * 24;
+	if (tracebuf_open(&s, TRACEBUF_OPEN_NONBLOCK) || tracebuf_setup(&s, &su)) {
+		TBT_CHECK(0, "compact read() session");
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		TBT_CHECK(tracebuf_user_marker(&s, i, NULL, 0) == 0, "marker");
+		if (i == 1)
+			TBT_CHECK(tracebuf_user_marker(&s, 9, (void *)16, 8) == -EFAULT, "bad marker");
+	}
+	TBT_ERRNO(read(s.fd, buf, 23), EINVAL);
+	got = read(s.fd, buf, 60);
+	TBT_CHECK(got == 48 && ((struct tracebuf_crec_user *)buf)->cookie == 0 &&
+		  ((struct tracebuf_crec_user *)(buf + 24))->cookie == 1 &&
+		  ((struct tracebuf_crec *)buf)->size == 24 &&
+		  ((struct tracebuf_crec *)buf)->type == TRACEBUF_REC_USER, "compact read %zd", got);
+	got = read(s.fd, buf, sizeof(buf));
+	TBT_CHECK(got == 24 && ((struct tracebuf_crec_user *)buf)->cookie == 2,
+		  "third compact record (after a SKIP): %zd", got);
+	/* Fill the ring: the next marker after reading reports the loss. */
+	for (i = 0; (ret = tracebuf_user_marker(&s, 100 + i, NULL, 0)) == 0; i++)
+		;
+	TBT_CHECK(ret == -ENOSPC && i == 4096 / 24,
+		  "ring of 4096 holds %llu compact markers (%d)", (unsigned long long)i, ret);
+	TBT_CHECK(tracebuf_user_marker(&s, 99, NULL, 0) == -ENOSPC, "second loss");
+	n = 0;
+	while ((got = read(s.fd, buf, sizeof(buf))) > 0)
+		n += got / 24;
+	TBT_CHECK(n == i, "read %llu compact markers of %llu", (unsigned long long)n,
+		  (unsigned long long)i);
+	TBT_CHECK(tracebuf_user_marker(&s, 5, NULL, 0) == 0, "marker after the loss");
+	got = read(s.fd, buf, sizeof(buf));
+	if (got == 48) {
+		const struct tracebuf_crec_lost *l = (const void *)buf;
+
+		lost = l->r.type == TRACEBUF_REC_LOST && l->r.size == sizeof(*l) &&
+		       l->reason == TRACEBUF_LOST_RING_FULL && l->flags == 0 ? l->count : 0;
+	}
+	TBT_CHECK(got == 48 && lost == 2 &&
+		  ((struct tracebuf_crec_user *)(buf + 24))->cookie == 5,
+		  "compact LOST then marker: read %zd, lost %llu", got, (unsigned long long)lost);
+
+	/* Blocking: the compact readiness waits for the watermark (4 records). */
+	fcntl(s.fd, F_SETFL, 0);
+	rd.fd = s.fd;
+	rd.ret = -2;
+	pthread_create(&th, NULL, read_thread, &rd);
+	for (i = 0; i < 3; i++)
+		TBT_CHECK(tracebuf_user_marker(&s, 10 + i, NULL, 0) == 0, "marker");
+	usleep(300000);
+	TBT_CHECK(rd.ret == -2, "compact: blocking read returned below the watermark: %zd",
+		  rd.ret);
+	TBT_CHECK(tracebuf_user_marker(&s, 13, NULL, 0) == 0, "marker");
+	pthread_join(th, NULL);
+	TBT_CHECK(rd.ret == 96, "compact: blocking read got %zd, want 96", rd.ret);
+	tracebuf_close(&s);
+}
+
 int main(void)
 {
 	if (tbt_modprobe("tracebuf"))
@@ -238,5 +365,6 @@ int main(void)
 	markers_fault();
 	markers_no_time();
 	read_api();
+	markers_compact();
 	return tbt_done();
 }

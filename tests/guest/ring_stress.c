@@ -6,7 +6,9 @@
  * identity must hold exactly:
  *   records produced = records delivered + records reported lost.
  * Then the same with tracebuf_reserve_batch() (16 records per
- * reservation; a nearly full ring reserves fewer and counts the rest lost).
+ * reservation; a nearly full ring reserves fewer and counts the rest lost),
+ * and with compact records (TRACEBUF_SETUP_F_COMPACT: the 8-byte prefix,
+ * read with tracebuf_peek_compact()).
  */
 #include <poll.h>
 #include <pthread.h>
@@ -96,10 +98,79 @@ static void check_record(const struct tracebuf_record *r, struct tally *t, uint3
 	}
 }
 
+/* The same checks on a compact record (no CPU: the producer field says). */
+static void check_crecord(const struct tracebuf_crec *r, struct tally *t, uint32_t size)
+{
+	const struct tracebuf_crec_test *x = (const void *)r;
+	const uint8_t *p = (const uint8_t *)(x + 1);
+	uint32_t i;
+
+	switch (r->type) {
+	case TRACEBUF_REC_TEST:
+		/* The producer asks for size bytes in the standard layout. */
+		if (r->size != size - (sizeof(struct tracebuf_record) - sizeof(*r)) ||
+		    x->context >= TBP_NR_CTX || x->producer >= MAX_CPUS) {
+			if (t->bad++ < 5)
+				printf("bad compact test record: size %u ctx %u producer %u\n",
+				       r->size, x->context, x->producer);
+			return;
+		}
+		if ((int64_t)x->seq <= t->last[x->producer][x->context]) {
+			if (t->bad++ < 5)
+				printf("seq %llu after %lld (cpu %u ctx %u)\n",
+				       (unsigned long long)x->seq,
+				       (long long)t->last[x->producer][x->context],
+				       x->producer, x->context);
+			return;
+		}
+		t->gaps += x->seq - t->last[x->producer][x->context] - 1;
+		t->last[x->producer][x->context] = x->seq;
+		for (i = 0; i < r->size - sizeof(*x); i++)
+			if (p[i] != (uint8_t)(x->seq * 31 + i)) {
+				if (t->bad++ < 5)
+					printf("payload byte %u corrupt (seq %llu)\n", i,
+					       (unsigned long long)x->seq);
+				return;
+			}
+		t->test++;
+		break;
+	case TRACEBUF_REC_LOST:
+		if (r->size != sizeof(struct tracebuf_crec_lost)) {
+			if (t->bad++ < 5)
+				printf("compact LOST record of %u bytes\n", r->size);
+			return;
+		}
+		t->lost_recs++;
+		t->lost_count += ((const struct tracebuf_crec_lost *)r)->count;
+		break;
+	case TRACEBUF_REC_USER:
+		if (!tracebuf_cas_user(r) || tracebuf_cas_user(r)->len != 3) {
+			if (t->bad++ < 5)
+				printf("bad compact USER record (%u bytes)\n", r->size);
+			return;
+		}
+		t->user++;
+		break;
+	default:
+		if (t->bad++ < 5)
+			printf("unexpected compact record type %u\n", r->type);
+	}
+}
+
+static int compact;	/* the session of this run has compact records */
+
 static void drain(struct tracebuf_session *s, struct tally *t, uint32_t size)
 {
 	const struct tracebuf_record *r;
+	const struct tracebuf_crec *c;
 
+	if (compact) {
+		while ((c = tracebuf_peek_compact(s))) {
+			check_crecord(c, t, size);
+			tracebuf_advance_compact(s, c);
+		}
+		return;
+	}
 	while ((r = tracebuf_peek(s))) {
 		check_record(r, t, size);
 		tracebuf_advance(s, r);
@@ -107,10 +178,10 @@ static void drain(struct tracebuf_session *s, struct tally *t, uint32_t size)
 }
 
 static void run(enum mode mode, uint64_t data_size, uint64_t count, uint32_t size,
-		uint32_t flags)
+		uint32_t flags, uint32_t setup_flags)
 {
 	struct tracebuf_setup su = { .target = TRACEBUF_TARGET_CPU, .cpu = 0,
-				     .data_watermark = data_size / 4 };
+				     .data_watermark = data_size / 4, .flags = setup_flags };
 	struct tbp_start start = { .contexts = ALL_CTX, .size = size,
 				   .batch = flags & TBP_F_BATCH ? 16 : 4,
 				   .count = count, .period_ns = 20000, .flags = flags };
@@ -132,6 +203,9 @@ static void run(enum mode mode, uint64_t data_size, uint64_t count, uint32_t siz
 	TBT_CHECK(ret == 0, "map: %d", ret);
 	if (tbt_failures)
 		return;
+	compact = !!(setup_flags & TRACEBUF_SETUP_F_COMPACT);
+	TBT_CHECK(!!(s.ctl->flags & TRACEBUF_CTL_F_COMPACT) == compact, "ctl flags %#x",
+		  s.ctl->flags);
 
 	w.pfd = open(TBP_DEVICE, O_RDWR);
 	TBT_CHECK(w.pfd >= 0, "open %s: %s", TBP_DEVICE, strerror(errno));
@@ -174,8 +248,9 @@ static void run(enum mode mode, uint64_t data_size, uint64_t count, uint32_t siz
 		printf("  context %d: produced %llu, committed %llu, lost %llu\n", c,
 		       (unsigned long long)w.st.attempted[c], (unsigned long long)w.st.ok[c],
 		       (unsigned long long)w.st.failed[c]);
-	printf("%s%s: %u cpus, produced %llu, delivered %llu, lost %llu (%llu LOST records), wakeups %llu\n",
+	printf("%s%s%s: %u cpus, produced %llu, delivered %llu, lost %llu (%llu LOST records), wakeups %llu\n",
 	       mode_name[mode], flags & TBP_F_BATCH ? " (batch reserve)" : "",
+	       compact ? " (compact)" : "",
 	       w.st.nr_cpus, (unsigned long long)attempted,
 	       (unsigned long long)t.test, (unsigned long long)lost,
 	       (unsigned long long)t.lost_recs,
@@ -209,14 +284,20 @@ int main(void)
 {
 	if (tbt_modprobe("tb_producer"))
 		return 1;
-	run(KEEP_UP, 256 * 1024, 3000, 64, 0);
-	run(LAG, 64 * 1024, 3000, 64, 0);
-	run(STOPPED, 16 * 1024, 3000, 256, 0);
-	run(READ_ONLY, 16 * 1024, 2000, 64, 0);
-	run(KEEP_UP, 4096, 2000, sizeof(struct tracebuf_rec_test), 0);
+	run(KEEP_UP, 256 * 1024, 3000, 64, 0, 0);
+	run(LAG, 64 * 1024, 3000, 64, 0, 0);
+	run(STOPPED, 16 * 1024, 3000, 256, 0, 0);
+	run(READ_ONLY, 16 * 1024, 2000, 64, 0, 0);
+	run(KEEP_UP, 4096, 2000, sizeof(struct tracebuf_rec_test), 0, 0);
 	/* tracebuf_reserve_batch(): 16 records per reservation, some partial. */
-	run(KEEP_UP, 256 * 1024, 3000, 64, TBP_F_BATCH);
-	run(LAG, 16 * 1024, 3000, 64, TBP_F_BATCH);
-	run(STOPPED, 16 * 1024, 3000, 256, TBP_F_BATCH);
+	run(KEEP_UP, 256 * 1024, 3000, 64, TBP_F_BATCH, 0);
+	run(LAG, 16 * 1024, 3000, 64, TBP_F_BATCH, 0);
+	run(STOPPED, 16 * 1024, 3000, 256, TBP_F_BATCH, 0);
+	/* Compact records: 8-byte prefix, compact LOST records. */
+	run(KEEP_UP, 256 * 1024, 3000, 64, 0, TRACEBUF_SETUP_F_COMPACT);
+	run(LAG, 16 * 1024, 3000, 64, 0, TRACEBUF_SETUP_F_COMPACT);
+	run(STOPPED, 16 * 1024, 3000, 256, TBP_F_BATCH, TRACEBUF_SETUP_F_COMPACT);
+	run(READ_ONLY, 16 * 1024, 2000, 64, 0, TRACEBUF_SETUP_F_COMPACT);
+	run(KEEP_UP, 4096, 2000, sizeof(struct tracebuf_rec_test), 0, TRACEBUF_SETUP_F_COMPACT);
 	return tbt_done();
 }

@@ -47,8 +47,13 @@ static void setup_errors(void)
 	BAD(su.size = TRACEBUF_SETUP_SIZE_VER0 - 8, EINVAL);
 	BAD(su.size = 4096 * 2, E2BIG);
 	BAD(su.flags = 2, EINVAL);	/* INHERIT (bit 1) without TARGET_TASK */
-	BAD(su.flags = 4, EINVAL);	/* bit 0 NO_TIME, bit 1 INHERIT */
+	BAD(su.flags = 8, EINVAL);	/* bits 0-2: NO_TIME, INHERIT, COMPACT */
 	BAD(su.flags = 1U << 31, EINVAL);
+	/* Compact records for data-only sessions only. */
+	BAD((su.flags = TRACEBUF_SETUP_F_COMPACT, strcpy(su.backend, TRACEBUF_BACKEND_AUTO)),
+	    EINVAL);
+	BAD((su.flags = TRACEBUF_SETUP_F_COMPACT, strcpy(su.backend, "intel_pt")), EINVAL);
+	BAD((su.flags = TRACEBUF_SETUP_F_COMPACT, strcpy(su.backend, "coresight")), EINVAL);
 	BAD(su.reserved[0] = 1, EINVAL);
 	BAD(su.target = 0, EINVAL);
 	BAD(su.target = 4, EINVAL);	/* 3 is TARGET_TASK */
@@ -88,6 +93,9 @@ static void setup_errors(void)
 	su.cpuset_size = 16;
 	TBT_CHECK(ioctl(fd, TRACEBUF_IOC_SETUP, &su) == 0, "cpuset: %s", strerror(errno));
 	/* SETUP may be repeated until the ring exists. */
+	init_setup(&su);
+	su.flags = TRACEBUF_SETUP_F_COMPACT | TRACEBUF_SETUP_F_NO_TIME;
+	TBT_CHECK(ioctl(fd, TRACEBUF_IOC_SETUP, &su) == 0, "compact: %s", strerror(errno));
 	init_setup(&su);
 	TBT_CHECK(ioctl(fd, TRACEBUF_IOC_SETUP, &su) == 0, "again: %s", strerror(errno));
 	close(fd);

@@ -2,7 +2,8 @@
 /*
  * 'tracebuf record -- PROG' as an ordinary user (uid 65534): the per-task
  * target by default, and the sideband a decoder needs, with the Intel PT
- * emulator. PROG is tests/guest/taskprog.c's "sideband" mode: a thread, an
+ * emulator (x86_64) or the CoreSight emulator (arm64, tb_csemu
+ * topology=juno: one session over both CPUs' shared ETR). PROG is tests/guest/taskprog.c's "sideband" mode: a thread, an
  * executable mapping made while traced, a fork + exec of a child; each
  * process copies its /proc/self/maps to a file. Untraced spinners (root)
  * keep both CPUs busy meanwhile.
@@ -11,10 +12,11 @@
  * refuses the user its dummy events, record falls back to /proc, says so
  * in one line and marks the sideband partial) and at 2 (perf's sideband).
  * Each capture, read with libtracebuf's capture reader:
- *  - the emulator's per-process oracle (cpuN/tasks) names the program and
- *    its child only: no byte while an untraced task ran; the bytes it
- *    counts are the capture's AUX bytes, and the emulator's bytes_written
- *    too (every byte accounted for);
+ *  - the emulator's per-process oracle (PT: cpuN/tasks, CoreSight:
+ *    etmN/tasks) names the program and its child only: no byte while an
+ *    untraced task ran; PT: the bytes it counts are the capture's AUX
+ *    bytes; the emulator's bytes_written (CoreSight: the sink's bytes, and
+ *    the capture's padding) too (every byte accounted for);
  *  - meta.json: complete, nothing lost, target "task", pid, the sideband's
  *    source (proc / perf_event) and partial flag;
  *  - every executable mapping of each maps.PID file is an MMAP2 record of
@@ -24,12 +26,13 @@
  *    traced process;
  *  - the vDSO's copy is this kernel's vDSO (this process's, byte for
  *    byte);
- *  - the clock conversion: the TSC of the PSB+ that starts each run,
+ *  - the clock conversion (PT): the TSC of the PSB+ that starts each run,
  *    converted with time_conv, lies between the run's SWITCH IN and OUT
  *    record times (CLOCK_MONOTONIC), within 10 ms (the conversion is a
  *    line through two measured pairs);
  *  - 'tracebuf dump' shows the SWITCH, TASK and PERF_MMAP2 records.
- * The captures (/tmp/cap/tooltask-*) are decoded on the host (zero errors).
+ * The captures (/tmp/cap/tooltask-*) are decoded on the host (zero errors;
+ * CoreSight: exported for OpenCSD and checked by cscheck, cscheck.args).
  */
 #include <dirent.h>
 #include <elf.h>
@@ -45,6 +48,12 @@
 #define OUT		"/tmp/tool_task.out"
 #define MAXMAPS		256
 #define SLACK_NS	10000000ULL
+#ifdef __aarch64__
+#define CS		1	/* the CoreSight emulator */
+#define CSEMU		"/sys/kernel/debug/tb_csemu"
+#else
+#define CS		0
+#endif
 
 struct mm2 {
 	uint32_t pid;
@@ -66,17 +75,20 @@ static void show(const char *path)
 	tbt_run(argv);
 }
 
+/* The whole file (a CoreSight capture's dump is longer than 64 KiB). */
 static int file_has(const char *path, const char *s)
 {
-	static char buf[1 << 16];
+	static char buf[4 << 20];
 	int fd = open(path, O_RDONLY);
+	size_t len = 0;
 	ssize_t n;
 
 	if (fd < 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
 	close(fd);
-	buf[n > 0 ? n : 0] = 0;
+	buf[len] = 0;
 	return strstr(buf, s) != NULL;
 }
 
@@ -166,6 +178,40 @@ static unsigned int file_build_id(const char *path, uint8_t *id)
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	return n > 0 ? build_id(buf, (size_t)n, id) : 0;
+}
+
+/* ---- the emulators ---------------------------------------------------------- */
+
+/* The per-process oracle of CPU k's unit. */
+static void oracle_path(char *path, size_t len, int k)
+{
+	if (CS)
+		snprintf(path, len, "/sys/kernel/debug/tb_csemu/etm%d/tasks", k);
+	else
+		snprintf(path, len, EMU "/cpu%d/tasks", k);
+}
+
+/* Bytes the emulator wrote for tracebuf (CoreSight: what sink 0 wrote). */
+static unsigned long long emu_written(void)
+{
+	unsigned long long w = 0, v;
+	char k[64], line[256];
+	FILE *f;
+	int c;
+
+	if (!CS) {
+		for (c = 0; c < NCPU; c++)
+			w += emu_stat(c, "bytes_written");
+		return w;
+	}
+	f = fopen("/sys/kernel/debug/tb_csemu/sink0/stats", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llu", k, &v) == 2 && !strcmp(k, "bytes"))
+			w = v;
+	fclose(f);
+	return w;
 }
 
 /* ---- the capture ----------------------------------------------------------- */
@@ -300,6 +346,7 @@ static void check_capture(const char *name, const char *cap, const char *dir, in
 	char src[32], tgt[16];
 	uint8_t vbid[20];
 	unsigned int vbidlen = 0, nswitch = 0, ntask = 0, nforks = 0;
+	unsigned int ids[8], nids = 0, j;
 
 	memset(rs, 0, sizeof(rs));
 	nmaps = 0;
@@ -368,13 +415,23 @@ static void check_capture(const char *name, const char *cap, const char *dir, in
 					  tracebuf_sb_type_name(sb->type), sb->pid);
 			continue;
 		}
+		if (tracebuf_as_etm(cr->r)) {
+			unsigned int id = tracebuf_as_etm(cr->r)->trace_id;
+
+			for (j = 0; j < nids && ids[j] != id; j++)
+				;
+			if (j == nids && nids < 8)
+				ids[nids++] = id;
+			continue;
+		}
 		if (tk) {
 			ntask++;
 			if (tk->reason == TRACEBUF_TASK_FORK && nkids < 16)
 				kids[nkids++] = tk->pid;
 			continue;
 		}
-		if (cr->span && r->in && cr->span->offset == r->in_off && cr->span->size >= 24) {
+		if (!CS && cr->span && r->in && cr->span->offset == r->in_off &&
+		    cr->span->size >= 24) {
 			const uint8_t *p = cr->span->part[0];
 
 			/* PSB, then TSC (0x19 + 7 bytes) first in its PSB+ (TSCEn). */
@@ -417,7 +474,8 @@ static void check_capture(const char *name, const char *cap, const char *dir, in
 	       "within their SWITCH records' times (worst outside: %llu ns)\n", name, nswitch,
 	       ntask, nmaps, (unsigned long long)aux, (unsigned long long)runs,
 	       (unsigned long long)worst);
-	TBT_CHECK(runs > 0, "%s: no run with a TSC to check the conversion with", name);
+	/* CoreSight: the emulator's ETMs write no timestamp by default. */
+	TBT_CHECK(CS || runs > 0, "%s: no run with a TSC to check the conversion with", name);
 	TBT_CHECK(nkids >= 1, "%s: no TASK FORK of the child", name);
 	TBT_CHECK(nforks >= 1, "%s: no FORK of the child in the sideband", name);
 	TBT_CHECK(ncomm_exec >= 2, "%s: %d COMM exec records (the program's, its child's)", name,
@@ -435,15 +493,15 @@ static void check_capture(const char *name, const char *cap, const char *dir, in
 		FILE *f;
 		int n = 0;
 
-		snprintf(path, sizeof(path), EMU "/cpu%d/tasks", k);
+		oracle_path(path, sizeof(path), k);
 		f = fopen(path, "r");
 		TBT_CHECK(f != NULL, "%s: no %s", name, path);
 		if (!f)
 			continue;
 		other = 0;
 		while (fscanf(f, "%31s %llu", key, &v) == 2) {
-			if (!strcmp(key, "other")) {
-				other = v;
+			if (!strcmp(key, "other") || !strcmp(key, "remote")) {
+				other += v;
 			} else if (n < 64) {
 				pids[n] = atoi(key);
 				bytes[n++] = v;
@@ -460,8 +518,25 @@ static void check_capture(const char *name, const char *cap, const char *dir, in
 	}
 	printf("%s: the oracle counts %llu bytes for the program and its child, the capture "
 	       "holds %llu\n", name, obytes, (unsigned long long)aux);
-	TBT_CHECK(obytes == aux && aux > 0, "%s: oracle %llu bytes, capture %llu", name, obytes,
-		  (unsigned long long)aux);
+	/* CoreSight: the capture holds formatter frames, not the ETMs' bytes. */
+	TBT_CHECK(CS ? obytes > 0 && aux > 0 : obytes == aux && aux > 0,
+		  "%s: oracle %llu bytes, capture %llu", name, obytes, (unsigned long long)aux);
+	if (CS) {
+		char path[160];
+		FILE *f;
+
+		/* For the host: OpenCSD decodes every trace ID (cscheck). */
+		snprintf(path, sizeof(path), "%s/cscheck.args", cap);
+		f = fopen(path, "w");
+		TBT_CHECK(f && nids > 0, "%s: %s, %u trace IDs", name, path, nids);
+		if (f) {
+			fprintf(f, "--ids ");
+			for (j = 0; j < nids; j++)
+				fprintf(f, "%s0x%x", j ? "," : "", ids[j]);
+			fprintf(f, "\n");
+			fclose(f);
+		}
+	}
 	tracebuf_capture_close(c);
 }
 
@@ -472,7 +547,7 @@ static void record_prog(const char *name, int paranoid)
 	char cap[128], dir[128], ms[16], lvl[8];
 	const char *argv[] = { "tracebuf", "record", "-q", "-o", cap, "--", PROG, "sideband", dir,
 			       ms, NULL };
-	unsigned long long w0[NCPU], written = 0;
+	unsigned long long w0, written, padding = 0;
 	long long captured = 0;
 	pid_t spin[NCPU];
 	struct stat st;
@@ -490,9 +565,12 @@ static void record_prog(const char *name, int paranoid)
 	TBT_CHECK(chown(cap, NOBODY, NOBODY) == 0 && chown(dir, NOBODY, NOBODY) == 0,
 		  "chown %s %s", cap, dir);
 	for (c = 0; c < NCPU; c++) {
-		TBT_CHECK(emu_knob(c, "tasks", "0") == 0, "clear cpu%d/tasks", c);
-		w0[c] = emu_stat(c, "bytes_written");
+		char path[96];
+
+		oracle_path(path, sizeof(path), c);
+		TBT_CHECK(write_file(path, "0") == 0, "clear %s", path);
 	}
+	w0 = emu_written();
 	/* Untraced work on both CPUs the whole time. */
 	for (c = 0; c < NCPU; c++)
 		spin[c] = spinner(3000, c);
@@ -515,15 +593,24 @@ static void record_prog(const char *name, int paranoid)
 	}
 	if (rc)
 		return;
-	/* Every byte the emulator wrote is in the capture. */
+	/* Every byte the emulator wrote is in the capture (and its padding). */
+	written = emu_written() - w0;
 	for (c = 0; c < NCPU; c++) {
-		char path[160];
+		char path[160], key[48];
+		struct tracebuf_capture *cp = NULL;
+		uint64_t pad = 0;
 
-		written += emu_stat(c, "bytes_written") - w0[c];
 		snprintf(path, sizeof(path), "%s/cpu%d.aux", cap, c);
 		if (!stat(path, &st))
 			captured += st.st_size;
+		snprintf(key, sizeof(key), "per_cpu.%d.aux_padding", c);
+		if (CS && !tracebuf_capture_open(cap, NULL, &cp) && cp) {
+			if (!tracebuf_capture_meta_u64(cp, key, &pad))
+				padding += pad;
+			tracebuf_capture_close(cp);
+		}
 	}
+	captured -= (long long)padding;
 	printf("%s: the emulator wrote %llu bytes, the capture has %lld\n", name, written,
 	       captured);
 	TBT_CHECK((long long)written == captured && captured > 0,
@@ -547,8 +634,8 @@ int main(void)
 	struct stat st;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	if (!HAVE_PT) {
-		printf("no Intel PT emulator on this architecture: skip\n");
+	if (!HAVE_PT && !CS) {
+		printf("no trace emulator on this architecture: skip\n");
 		return 77;
 	}
 	if (sysconf(_SC_NPROCESSORS_ONLN) < NCPU) {
@@ -556,7 +643,15 @@ int main(void)
 		return 1;
 	}
 	TBT_CHECK(tbt_modprobe("tracebuf") == 0, "modprobe tracebuf");
-	TBT_CHECK(tbt_modprobe("tb_ptemu") == 0, "modprobe tb_ptemu");
+	if (CS) {
+		const char *const emu[] = { "modprobe", "tb_csemu", "topology=juno", NULL };
+
+		if (tbt_module_loaded("tb_csemu"))
+			tbt_rmmod("tb_csemu");
+		TBT_CHECK(tbt_run(emu) == 0, "modprobe tb_csemu topology=juno");
+	} else {
+		TBT_CHECK(tbt_modprobe("tb_ptemu") == 0, "modprobe tb_ptemu");
+	}
 	fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY);
 	if (fd >= 0) {
 		if (read(fd, old, sizeof(old) - 1) < 0)
@@ -576,7 +671,7 @@ int main(void)
 	if (old[0])
 		write_str("/proc/sys/kernel/perf_event_paranoid", old);
 	chmod(TRACEBUF_DEVICE, mode);
-	tbt_rmmod("tb_ptemu");
+	tbt_rmmod(CS ? "tb_csemu" : "tb_ptemu");
 	tbt_rmmod("tracebuf");
 	return tbt_done();
 }

@@ -26,8 +26,10 @@
 # 'tracebuf record' wrote (it has a meta.json) is decoded instead by the
 # host's own tool, build/user/tracebuf (built with libipt):
 # "PASS|FAIL <id>/decode-<capname>". A CoreSight capture (it has a file
-# cscheck.args) is exported as OpenCSD snapshots by that tool and checked
-# by build/host/cscheck with those arguments: "PASS|FAIL <id>/cscheck-<capname>".
+# cscheck.args) is exported as OpenCSD snapshots by that tool (the guest's
+# /tests being build/guest/ID/bin, for the memory images of a capture with
+# a sideband) and checked by build/host/cscheck with those arguments:
+# "PASS|FAIL <id>/cscheck-<capname>".
 # A 'tracebuf record' capture with a ground truth (meta.json and gt.txt) is
 # decoded instruction by instruction by that tool (decode --insn --json, the
 # guest's /tests being build/guest/ID/bin, TB_GUEST_BIN overrides it) and
@@ -135,10 +137,15 @@ check_artifacts() { # id outdir
 		elif [ -f "$d/cscheck.args" ]; then
 			# A CoreSight capture: OpenCSD snapshots, decoded by the stock
 			# trc_pkt_lister and checked by cscheck with the test's args.
-			local cscheck=${TB_CSCHECK:-$TB_TOP/build/host/cscheck}
+			# A capture with a sideband (tool_task): the guest's binaries
+			# (/tests is bin/ of the guest build) are its memory images.
+			local cscheck=${TB_CSCHECK:-$TB_TOP/build/host/cscheck} csr=$d.sysroot
+			local cbin=${TB_GUEST_BIN:-$(tb_build_dir "$id")/bin}
+			rm -rf "$csr" && mkdir -p "$csr" && ln -s "$cbin" "$csr/tests"
 			if [ ! -x "$tool" ] || [ ! -x "$cscheck" ]; then
 				echo "FAIL $id/cscheck-$c ($tool or $cscheck not built)"
-			elif ! "$tool" export --opencsd "$d.ocsd" "$d" >"$d.cscheck" 2>&1; then
+			elif ! "$tool" export --opencsd "$d.ocsd" --sysroot "$csr" "$d" \
+				>"$d.cscheck" 2>&1; then
 				echo "FAIL $id/cscheck-$c (export)"
 				sed 's/^/    /' "$d.cscheck" | head -n 40
 			# shellcheck disable=SC2046

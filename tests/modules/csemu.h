@@ -150,6 +150,9 @@
  *   etmN/cpu_pm      w, N: N CPU power-down cycles of that CPU (cpu_pm
  *                    notifiers around a power loss; -ENXIO if offline,
  *                    -EOPNOTSUPP without CONFIG_CPU_PM)
+ *   etmN/tasks       rw, bytes the unit produced per process current on
+ *                    its CPU (an oracle for the per-task target,
+ *                    csemu_task.h); a write clears it
  *   sinkN/stats      r, "key value" lines
  *   sinkN/regs       r, "NAME 0xVALUE" for the TMC registers
  */
@@ -186,6 +189,7 @@
 #include "cs_hw.h"
 #include "cs_sg.h"
 #include "csemu_gen.h"
+#include "csemu_task.h"
 
 /* ---- model ---- */
 
@@ -400,6 +404,10 @@ struct csemu_etm {
 	u8 pending[CSEMU_PENDING];	/* start/stop bytes of a stalled unit */
 	unsigned int npending;
 	u8 pending_id;
+	/* The start bytes of EN 0->1, produced with the first program bytes. */
+	u8 start[CSGEN_START_MAX];
+	unsigned int nstart;
+	struct csemu_tasks tasks;	/* the per-task oracle (csemu_task.h) */
 	/* Statistics, the op log. */
 	u64 enables, disables, bytes, stalls, dropped, burst_bytes;
 	u64 prohibited;			/* ticks with TRFCR prohibiting every EL */

@@ -582,6 +582,54 @@ static int csemu_violations_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(csemu_violations);
 
+/* etmN/tasks: the per-task oracle (csemu_task.h). */
+static int csemu_tasks_show(struct seq_file *m, void *v)
+{
+	struct csemu_etm *e = m->private;
+	struct csemu_tasks *t;
+	unsigned long flags;
+	unsigned int i;
+
+	t = kmalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&csemu_lock, flags);	/* a snapshot of the table */
+	*t = e->tasks;
+	raw_spin_unlock_irqrestore(&csemu_lock, flags);
+	for (i = 0; i < CSEMU_TASKS; i++)
+		if (t->e[i].bytes)
+			seq_printf(m, "%d %llu\n", t->e[i].pid, t->e[i].bytes);
+	seq_printf(m, "other %llu\nremote %llu\n", t->other, t->remote);
+	kfree(t);
+	return 0;
+}
+
+static int csemu_tasks_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, csemu_tasks_show, inode->i_private);
+}
+
+static ssize_t csemu_tasks_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct csemu_etm *e = ((struct seq_file *)file->private_data)->private;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&csemu_lock, flags);	/* the accounting's lock */
+	memset(&e->tasks, 0, sizeof(e->tasks));
+	raw_spin_unlock_irqrestore(&csemu_lock, flags);
+	return len;
+}
+
+static const struct file_operations csemu_tasks_fops = {
+	.owner		= THIS_MODULE,
+	.open		= csemu_tasks_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+	.write		= csemu_tasks_write,
+};
+
 static void csemu_debugfs_init(void)
 {
 	unsigned int cpu, i;
@@ -609,6 +657,7 @@ static void csemu_debugfs_init(void)
 		debugfs_create_file("regs", 0444, e->dir, e, &csemu_etm_regs_fops);
 		debugfs_create_file("burst", 0200, e->dir, e, &csemu_burst_fops);
 		debugfs_create_file("cpu_pm", 0200, e->dir, e, &csemu_cpu_pm_fops);
+		debugfs_create_file("tasks", 0600, e->dir, e, &csemu_tasks_fops);
 	}
 	for (i = 0; i < csemu.nr_sinks; i++) {
 		struct csemu_sink *k = &csemu.sinks[i];

@@ -84,6 +84,7 @@ static void csemu_etm_emit(struct csemu_etm *e, const u8 *buf, size_t n)
 	if (!n)
 		return;
 	e->bytes += n;
+	csemu_task_account(&e->tasks, e->cpu, n);
 	if (csemu_capturing(e->c.out[0], 0)) {
 		if (e->npending)
 			csemu_deliver(e->c.out[0], e->pending_id, e->pending, e->npending, 0);
@@ -161,7 +162,23 @@ static void csemu_etm_enable(struct csemu_etm *e)
 	e->pm_pend = false;
 	e->enables++;
 	csemu_etm_cfg(e, &cfg);
-	csemu_etm_emit(e, buf, csgen_start(&e->gen, &cfg, buf, sizeof(buf)));
+	/*
+	 * The start elements (A-sync, Trace Info, the first address) describe
+	 * the first instruction the unit traces, and are output with its
+	 * trace (IHI0064, the trace unit's trace-on behaviour), not at the
+	 * register write: here, with the first program bytes or at EN 1->0.
+	 */
+	e->nstart = csgen_start(&e->gen, &cfg, buf, sizeof(buf));
+	memcpy(e->start, buf, e->nstart);
+}
+
+/* The start bytes of the last EN 0->1, if not yet output. */
+static void csemu_etm_start_out(struct csemu_etm *e)
+{
+	unsigned int n = e->nstart;
+
+	e->nstart = 0;
+	csemu_etm_emit(e, e->start, n);
 }
 
 /*
@@ -181,6 +198,7 @@ static void csemu_etm_disable(struct csemu_etm *e)
 	 */
 	if (csemu_trf && (e->trfcr & (TB_TRFCR_E0TRE | TB_TRFCR_E1TRE)))
 		csemu_violation(&e->c, CV_TRF_DISABLE);
+	csemu_etm_start_out(e);
 	WRITE_ONCE(e->en, false);
 	e->en_lag = 0;
 	e->pm_lag = CSEMU_LAG_READS;
@@ -467,11 +485,13 @@ static u64 csemu_generate_locked(struct csemu_etm *e, u64 budget, u64 max_steps)
 		e->stalls++;	/* the program waits for the sink */
 		return 0;
 	}
+	csemu_etm_start_out(e);
 	while (done < budget && steps++ < max_steps) {
 		n = csgen_step(&e->gen, csemu.gbuf, sizeof(csemu.gbuf));
 		if (!n)
 			continue;
 		e->bytes += n;
+		csemu_task_account(&e->tasks, e->cpu, n);
 		csemu_deliver(e->c.out[0], csemu_trace_id(e), csemu.gbuf, n, 0);
 		done += n;
 		if (!csemu_capturing(e->c.out[0], 0))
@@ -655,6 +675,7 @@ static void csemu_etm_power_down(struct csemu_etm *e)
 	e->pm_pend = false;
 	e->draining = false;
 	e->ndrain = 0;
+	e->nstart = 0;
 	e->npending = 0;
 	e->trfcr = 0;
 	e->commit = 0;

@@ -40,7 +40,13 @@ static struct {
 	struct tbb_pcpu __percpu *pc;
 } tbb;
 
-static void tbb_fill(struct tracebuf_wr *wr, u32 n, u32 words)
+/*
+ * The payload: 8-byte stores of a value known only at run time (v, v - 1,
+ * ... for the n records), as the BPF programs of bench_ring store their
+ * loop counter. A constant would let the compiler make it a memset(),
+ * which costs a byte-wise rep stosb under TCG and not what BPF pays.
+ */
+static void tbb_fill(struct tracebuf_wr *wr, u32 n, u32 words, u64 v)
 {
 	u32 i, w;
 
@@ -48,7 +54,7 @@ static void tbb_fill(struct tracebuf_wr *wr, u32 n, u32 words)
 		u64 *p = (void *)wr->rec + i * wr->size + sizeof(struct tracebuf_record);
 
 		for (w = 0; w < words; w++)
-			p[w] = i;
+			p[w] = v - i;
 	}
 }
 
@@ -66,23 +72,25 @@ static void tbb_probe(void *data, struct pt_regs *regs, long id)
 	pc->produced += tbb.cfg.batch;
 	if (tbb.cfg.flags & TBB_F_COUNT_ONLY)
 		return;
-	if (tbb.cfg.batch > 1) {
+	if (tbb.cfg.batch > 1 && !(tbb.cfg.flags & TBB_F_SINGLE)) {
 		/* Many records per call: one reservation for all of them. */
 		k = tracebuf_reserve_batch(rb, TRACEBUF_REC_TEST, tbb.cfg.size,
 					   tbb.cfg.batch, &wr);
 		pc->dropped += tbb.cfg.batch - k;
 		if (k) {
-			tbb_fill(&wr, k, words);
+			tbb_fill(&wr, k, words, k);
 			tracebuf_commit(rb, &wr);
 		}
 		return;
 	}
-	if (tracebuf_reserve(rb, TRACEBUF_REC_TEST, tbb.cfg.size, &wr)) {
-		pc->dropped++;
-		return;
+	for (k = 0; k < tbb.cfg.batch; k++) {
+		if (tracebuf_reserve(rb, TRACEBUF_REC_TEST, tbb.cfg.size, &wr)) {
+			pc->dropped++;
+			continue;
+		}
+		tbb_fill(&wr, 1, words, tbb.cfg.batch - k);
+		tracebuf_commit(rb, &wr);
 	}
-	tbb_fill(&wr, 1, words);
-	tracebuf_commit(rb, &wr);
 }
 
 static void tbb_find(struct tracepoint *tp, void *priv)
@@ -111,7 +119,7 @@ static long tbb_start(struct file *file, void __user *arg)
 
 	if (copy_from_user(&cfg, arg, sizeof(cfg)))
 		return -EFAULT;
-	if (cfg.flags & ~TBB_F_COUNT_ONLY || !cfg.batch || cfg.batch > 10000 ||
+	if (cfg.flags & ~(TBB_F_COUNT_ONLY | TBB_F_SINGLE) || !cfg.batch || cfg.batch > 10000 ||
 	    cfg.size < sizeof(struct tracebuf_record) || cfg.size % 8 || cfg.size > 65536)
 		return -EINVAL;
 	if (tbb.rb)

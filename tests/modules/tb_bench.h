@@ -25,6 +25,8 @@ struct tbb_start {
 
 /* Count the records but write none: the cost of everything but the ring. */
 #define TBB_F_COUNT_ONLY	(1U << 0)
+/* Several records per call, each with its own tracebuf_reserve(). */
+#define TBB_F_SINGLE		(1U << 1)
 
 struct tbb_stats {
 	__u64	produced;	/* records attempted */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The inline ring consumer of libtracebuf.h (tracebuf_peek, tracebuf_advance,
- * tracebuf_unread, tracebuf_ring_error) against a ring built in memory the
+ * tracebuf_unread, tracebuf_ring_error, and tracebuf_peek_compact,
+ * tracebuf_advance_compact for compact rings) against a ring built in memory the
  * way the module lays it out: a control page, then the data pages mapped
  * twice back to back (a memfd mapped into one reservation). No kernel
  * module: the session's ring fields point at the fake mapping directly, and
@@ -444,6 +445,111 @@ static void check_readonly(void)
 	check_discard(TRACEBUF_MAP_READONLY);
 }
 
+/*
+ * A compact record (TRACEBUF_SETUP_F_COMPACT) at the head: a USER record
+ * with len bytes of pattern(seq) after struct tracebuf_crec_user, or with
+ * type TRACEBUF_CREC_SKIP; hdr_size what its prefix says.
+ */
+static uint64_t produce_compact(struct fake_ring *r, uint32_t reserve, uint32_t hdr_size,
+				uint16_t type, uint64_t seq, int do_commit)
+{
+	static unsigned char buf[1 << 16];
+	struct tracebuf_crec_user u;
+	uint64_t pos = r->head;
+	size_t i;
+
+	memset(&u, 0, sizeof(u));
+	u.r.size = (uint16_t)hdr_size;
+	u.r.type = type;
+	u.cookie = seq;
+	u.len = reserve - (uint32_t)sizeof(u);
+	memcpy(buf, &u, sizeof(u));
+	for (i = sizeof(u); i < reserve; i++)
+		buf[i] = pattern(seq, i);
+	r->head += reserve;
+	__atomic_store_n(&r->ctl->data_head, r->head, __ATOMIC_RELEASE);
+	ring_write(r, pos, buf, reserve);
+	if (do_commit)
+		__atomic_store_n((uint32_t *)(void *)(r->data + ((pos + 4) & (r->size - 1))),
+				 tracebuf_commit_tag(pos), __ATOMIC_RELEASE);
+	return pos;
+}
+
+static void check_compact(uint64_t pos0)
+{
+	struct fake_ring *r = &ring;
+	static const uint32_t sizes[] = { 24, 32, 24, 200, 8 };
+	uint64_t pos[5];
+	const struct tracebuf_crec *c;
+	const struct tracebuf_crec_user *u;
+	unsigned int i, bad;
+	size_t j;
+
+	/* In order, across the end of the ring, a SKIP record passed over. */
+	ring_reset(r, pos0, 0, 0x5a);
+	r->ctl->flags |= TRACEBUF_CTL_F_COMPACT;
+	for (i = 0; i < 5; i++)
+		pos[i] = produce_compact(r, sizes[i], sizes[i],
+					 i == 2 || i == 4 ? TRACEBUF_CREC_SKIP : TRACEBUF_REC_USER,
+					 i, 1);
+	for (i = 0; i < 5; i++) {
+		if (i == 2 || i == 4)
+			continue;
+		c = tracebuf_peek_compact(&r->s);
+		CHECK(c != NULL);
+		if (!c)
+			return;
+		CHECK((const unsigned char *)c == r->data + (pos[i] & (r->size - 1)));
+		CHECK_EQ(c->size, sizes[i]);
+		u = tracebuf_cas_user(c);
+		CHECK(u != NULL && tracebuf_cas_lost(c) == NULL);
+		if (!u)
+			return;
+		CHECK_EQ(u->cookie, i);
+		CHECK_EQ(u->len, sizes[i] - sizeof(*u));
+		for (bad = 0, j = sizeof(*u); j < sizes[i]; j++)
+			bad += ((const unsigned char *)c)[j] != pattern(i, j);
+		CHECK_EQ(bad, 0);
+		CHECK(tracebuf_peek_compact(&r->s) == c);
+		tracebuf_advance_compact(&r->s, c);
+		CHECK_EQ(r->ctl->data_tail, pos[i] + sizes[i]);
+	}
+	/* The SKIP record at the end is consumed too. */
+	CHECK(tracebuf_peek_compact(&r->s) == NULL);
+	CHECK_EQ(r->ctl->data_tail, pos[4] + 8);
+	CHECK_EQ(tracebuf_ring_error(&r->s), 0);
+
+	/* Not committed (a stale tag): not yet. */
+	produce_compact(r, 24, 24, TRACEBUF_REC_USER, 9, 0);
+	CHECK(tracebuf_peek_compact(&r->s) == NULL);
+	CHECK_EQ(tracebuf_ring_error(&r->s), 0);
+
+	/* Sizes that cannot be trusted: the ring error, sticky. */
+	for (i = 0; i < 4; i++) {
+		static const uint32_t hs[] = { 20, 0, 4, 32 };
+
+		ring_reset(r, pos0, 0, 0);
+		r->ctl->flags |= TRACEBUF_CTL_F_COMPACT;
+		produce_compact(r, 24, hs[i], i == 3 ? TRACEBUF_CREC_SKIP : TRACEBUF_REC_USER,
+				1, 1);
+		CHECK(tracebuf_peek_compact(&r->s) == NULL);
+		CHECK_EQ(tracebuf_ring_error(&r->s), -EBADMSG);
+		CHECK_EQ(r->ctl->data_tail, pos0);
+	}
+
+	/* Each iterator refuses the other format. */
+	ring_reset(r, pos0, 0, 0);
+	r->ctl->flags |= TRACEBUF_CTL_F_COMPACT;
+	produce_compact(r, 24, 24, TRACEBUF_REC_USER, 1, 1);
+	CHECK(tracebuf_peek(&r->s) == NULL);
+	CHECK_EQ(tracebuf_ring_error(&r->s), -EPROTO);
+	ring_reset(r, pos0, 0, 0);
+	produce(r, 64, 0, 1);
+	CHECK(tracebuf_peek_compact(&r->s) == NULL);
+	CHECK_EQ(tracebuf_ring_error(&r->s), -EPROTO);
+	CHECK_EQ(r->ctl->data_tail, pos0);
+}
+
 int main(void)
 {
 	uint32_t big;
@@ -474,5 +580,7 @@ int main(void)
 	/* Larger than the ring, with data_head (corrupt) far enough. */
 	check_bogus(48, big + 8, 0, 3 * (uint64_t)big);
 	check_readonly();
+	check_compact(0);
+	check_compact(5 * (uint64_t)ring.size - 40);	/* the 200-byte record wraps */
 	return check_done();
 }

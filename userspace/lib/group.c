@@ -147,6 +147,9 @@ int tracebuf_group_add(struct tracebuf_group *g, struct tracebuf_session *s,
 		return -EBADF;
 	if (!s->ctl)
 		return -ENXIO;		/* nothing to consume: map it first */
+	/* Callbacks get struct tracebuf_record: not compact records. */
+	if (s->ctl->flags & TRACEBUF_CTL_F_COMPACT)
+		return -EPROTONOSUPPORT;
 	i = tb_add(g, s->fd, EPOLLIN);
 	if (i < 0)
 		return i;

@@ -330,6 +330,12 @@ void tracebuf_capture_iter_free(struct tracebuf_capture_iter *it);
  *	}
  *	if (tracebuf_ring_error(s))
  *		... the ring is corrupt: stop ...
+ *
+ * A ring set up with TRACEBUF_SETUP_F_COMPACT (its control page has
+ * TRACEBUF_CTL_F_COMPACT) holds struct tracebuf_crec records: consume it
+ * with tracebuf_peek_compact() and tracebuf_advance_compact() in the same
+ * way. tracebuf_peek() on it, or tracebuf_peek_compact() on a standard
+ * ring, returns NULL and sets the error to -EPROTO.
  */
 
 /*
@@ -346,7 +352,10 @@ static inline uint64_t tracebuf_unread(const struct tracebuf_session *s)
 	return (int64_t)n > 0 ? n : 0;
 }
 
-/* 0, or -EBADMSG once tracebuf_peek() met a record it cannot trust. */
+/*
+ * 0, or -EBADMSG once tracebuf_peek() met a record it cannot trust, or
+ * -EPROTO once it was used on a ring of the other format.
+ */
 static inline int tracebuf_ring_error(const struct tracebuf_session *s)
 {
 	return s->ring_err;
@@ -369,6 +378,10 @@ static inline const struct tracebuf_record *tracebuf_peek(struct tracebuf_sessio
 
 		if (!s->ctl || s->ring_err)
 			return NULL;
+		if (s->ctl->flags & TRACEBUF_CTL_F_COMPACT) {
+			s->ring_err = -EPROTO;	/* tracebuf_peek_compact() */
+			return NULL;
+		}
 		/* Pairs with the module's publication of data_head. */
 		head = tracebuf_smp_load_acquire(&s->ctl->data_head);
 		avail = head - s->tail;
@@ -390,6 +403,50 @@ static inline const struct tracebuf_record *tracebuf_peek(struct tracebuf_sessio
 		if (!(r->hdr.flags & TRACEBUF_REC_F_DISCARD))
 			return r;
 		tracebuf_advance(s, r);
+	}
+}
+
+static inline void tracebuf_advance_compact(struct tracebuf_session *s,
+					    const struct tracebuf_crec *r)
+{
+	s->tail += r->size;
+	/* Pairs with the module's check for free space before it writes. */
+	if (!(s->map_flags & TRACEBUF_MAP_READONLY))
+		tracebuf_smp_store_release(&s->ctl->data_tail, s->tail);
+}
+
+/* tracebuf_peek() for a compact ring (TRACEBUF_SETUP_F_COMPACT). */
+static inline const struct tracebuf_crec *tracebuf_peek_compact(struct tracebuf_session *s)
+{
+	if (!s->ctl || s->ring_err)
+		return NULL;
+	if (!(s->ctl->flags & TRACEBUF_CTL_F_COMPACT)) {
+		s->ring_err = -EPROTO;	/* tracebuf_peek() */
+		return NULL;
+	}
+	for (;;) {
+		const struct tracebuf_crec *r;
+		uint64_t head, avail;
+		uint32_t size;
+
+		/* Pairs with the module's publication of data_head. */
+		head = tracebuf_smp_load_acquire(&s->ctl->data_head);
+		avail = head - s->tail;
+		if (!avail)
+			return NULL;
+		r = (const struct tracebuf_crec *)(const void *)
+			(s->data + (s->tail & (s->data_size - 1)));
+		/* Pairs with the module's commit, as in tracebuf_peek(). */
+		if (tracebuf_smp_load_acquire(&r->commit) != tracebuf_commit_tag(s->tail))
+			return NULL;
+		size = r->size;
+		if (size % 8 || size < sizeof(*r) || size > s->data_size || size > avail) {
+			s->ring_err = -EBADMSG;
+			return NULL;
+		}
+		if (r->type != TRACEBUF_CREC_SKIP)
+			return r;
+		tracebuf_advance_compact(s, r);
 	}
 }
 
@@ -490,6 +547,24 @@ static inline const struct tracebuf_rec_user *tracebuf_as_user(const struct trac
 		TRACEBUF_AS_(r, TRACEBUF_REC_USER, struct tracebuf_rec_user);
 
 	return u && u->len <= u->r.hdr.size - sizeof(*u) ? u : (const struct tracebuf_rec_user *)0;
+}
+
+/* The same for compact records (tracebuf_peek_compact()). */
+#define TRACEBUF_CAS_(rec, rtype, st) \
+	((rec) && (rec)->type == (rtype) && (rec)->size >= sizeof(st) ? \
+	 (const st *)(const void *)(rec) : (const st *)0)
+
+static inline const struct tracebuf_crec_lost *tracebuf_cas_lost(const struct tracebuf_crec *r)
+{
+	return TRACEBUF_CAS_(r, TRACEBUF_REC_LOST, struct tracebuf_crec_lost);
+}
+
+static inline const struct tracebuf_crec_user *tracebuf_cas_user(const struct tracebuf_crec *r)
+{
+	const struct tracebuf_crec_user *u =
+		TRACEBUF_CAS_(r, TRACEBUF_REC_USER, struct tracebuf_crec_user);
+
+	return u && u->len <= u->r.size - sizeof(*u) ? u : (const struct tracebuf_crec_user *)0;
 }
 
 #ifdef __cplusplus
