@@ -809,6 +809,8 @@ struct tb_cs_buf {
 	unsigned int sink_idx;
 	struct device *dev;		/* DMA device, or NULL: phys == bus */
 	dma_addr_t *chunk_dma;		/* per AUX chunk */
+	bool *chunk_sync;		/* per AUX chunk: dma_need_sync() */
+	bool tables_sync;		/* a table needs dma_need_sync() */
 	u64 *chunk_off;			/* AUX offset of each chunk */
 	struct tb_sg sg;
 	unsigned int table_pages;	/* SG table pages, charged as AUX */
@@ -861,6 +863,9 @@ static void *tb_cs_table_alloc(void *ctx, u64 *phys)
 			return NULL;
 		}
 		*phys = d;
+		/* A table is written under trace_lock: tb_cs_sync()'s comment. */
+		if (dma_need_sync(buf->dev, d))
+			buf->tables_sync = true;
 	}
 	buf->table_pages++;
 	return page_address(p);
@@ -914,6 +919,7 @@ static void tb_cs_free_buf(struct tb_cs_buf *buf, struct tb_aux *aux)
 	tb_cs_unmap(buf, aux);
 	tb_sg_free(&buf->sg, &a);
 	kfree(buf->chunk_dma);
+	kfree(buf->chunk_sync);
 	kfree(buf->chunk_off);
 	free_cpumask_var(buf->ipi);
 	free_cpumask_var(buf->etm_recorded);
@@ -961,9 +967,10 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	    !zalloc_cpumask_var(&buf->ipi, GFP_KERNEL))
 		goto fail;
 	buf->chunk_dma = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_dma), GFP_KERNEL);
+	buf->chunk_sync = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_sync), GFP_KERNEL);
 	buf->chunk_off = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_off), GFP_KERNEL);
 	chunks = kcalloc(aux->nr_chunks, sizeof(*chunks), GFP_KERNEL);
-	if (!buf->chunk_dma || !buf->chunk_off || !chunks)
+	if (!buf->chunk_dma || !buf->chunk_sync || !buf->chunk_off || !chunks)
 		goto fail;
 	for (i = 0; i < aux->nr_chunks; i++) {
 		struct page *pg = aux->chunks[i].page;
@@ -978,6 +985,7 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 							 DMA_FROM_DEVICE);
 			if (dma_mapping_error(buf->dev, buf->chunk_dma[i]))
 				goto fail;
+			buf->chunk_sync[i] = dma_need_sync(buf->dev, buf->chunk_dma[i]);
 		} else {
 			buf->chunk_dma[i] = page_to_phys(pg);
 		}
@@ -1053,6 +1061,14 @@ MODULE_PARM_DESC(test_skip_dma_sync, "tests only: leave out a DMA sync (none, cp
 /*
  * Make the device's writes to AUX [off, off + len) visible to the CPU,
  * or (to_device) the CPU's writes there to the device.
+ *
+ * Only where dma_need_sync() says the mapping needs it (a non-coherent
+ * sink, an IOMMU's DMA ops, a bounce buffer), as page_pool skips its
+ * syncs: for a coherent, directly mapped ETR the call would do nothing
+ * but CONFIG_DMA_API_DEBUG's check, which takes a spinlock_t (its hash
+ * bucket's), not allowed in the IPIs, the scheduler and under the raw
+ * trace_lock where the sink stops and starts (lockdep's "Invalid wait
+ * context"; a sleeping lock on PREEMPT_RT).
  */
 static void tb_cs_sync(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 len,
 		       bool to_device)
@@ -1070,7 +1086,9 @@ static void tb_cs_sync(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 l
 		for (i = 0; i + 1 < aux->nr_chunks && buf->chunk_off[i + 1] <= o; i++)
 			;
 		n = min(len, (PAGE_SIZE << aux->chunks[i].order) - (o - buf->chunk_off[i]));
-		if (to_device)
+		if (!buf->chunk_sync[i])
+			;	/* coherent and direct: the sync would only be checked */
+		else if (to_device)
 			dma_sync_single_for_device(buf->dev, buf->chunk_dma[i] +
 						   (o - buf->chunk_off[i]), n, DMA_FROM_DEVICE);
 		else
@@ -1169,7 +1187,7 @@ static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 	buf->rot = off & ~(u64)(TB_SG_GRANULE - 1);
 	buf->etr_size = len;
 	tb_sg_rotate(&buf->sg, buf->rot, len);
-	if (buf->dev && READ_ONCE(tb_cs_skip_sync) != TB_CS_SKIP_SYNC_TABLES)
+	if (buf->tables_sync && READ_ONCE(tb_cs_skip_sync) != TB_CS_SKIP_SYNC_TABLES)
 		for (i = 0; i < buf->sg.nr_tables; i++)
 			dma_sync_single_for_device(buf->dev, buf->sg.tables[i].phys,
 						   PAGE_SIZE, DMA_TO_DEVICE);
