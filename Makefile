@@ -5,6 +5,8 @@
 #   make                 module (against KDIR), client library and tool
 #   make check           every test: unit, lint, builds, all guest kernels
 #   make check-quick     unit tests and the x86_64 6.1 guest only
+#   make check-kcsan     the data-ring and lifetime tests on an x86_64 KCSAN
+#                        kernel (opt-in, not part of make check)
 #   make demo            in a guest: modprobe, record; on the host: decode, a call trace
 #   make bench           data ring vs BPF ringbuf/perfbuf, AUX drain, from a guest (numbers)
 #   make lint            checkpatch --strict and sparse; silent when clean
@@ -73,6 +75,11 @@ check:
 check-quick:
 	@bash tests/harness/deps.sh --quick
 	@bash tests/run.sh --quick
+
+.PHONY: check-kcsan
+check-kcsan:
+	@bash tests/harness/deps.sh --quick
+	@bash tests/run.sh --kcsan
 
 demo:
 	@bash tests/harness/deps.sh --quick

@@ -58,6 +58,12 @@ struct tb_backend {
 	/* Stop on this CPU and publish what the hardware wrote. */
 	void (*stop)(struct tb_session *s, unsigned int cpu);
 	/*
+	 * Optional: DISABLE, after every CPU's stop, in process context
+	 * (s->lock held): publish what stop left to process context
+	 * (CoreSight: a run whose DMA syncs may not run under trace_lock).
+	 */
+	void (*stopped)(struct tb_session *s);
+	/*
 	 * Periodic drain on this CPU: publish new data, detect collisions,
 	 * restart a ring that stopped full once there is room again.
 	 */

@@ -802,6 +802,23 @@ struct tb_cs_copy {
 	u64 done;			/* read so far */
 };
 
+/*
+ * An ETR's run, stopped (tb_cs_sink_halt()) and not yet published: its
+ * bytes go to the CPU (tb_cs_span_sync()), then it is published
+ * (tb_cs_span_done()). Under s->trace_lock, but for the syncs.
+ */
+struct tb_cs_span {
+	bool active;			/* stopped, not yet published */
+	bool memerr;			/* the sink reported an error: nothing kept */
+	bool at_least;			/* lost is a lower bound (wrapped) */
+	bool unsure;			/* an ETM did not drain, or the flush timed out */
+	u64 head;			/* AUX position of its first byte */
+	u64 w;				/* bytes kept */
+	u64 lost;			/* bytes that did not fit */
+	u64 room;			/* free AUX bytes at the stop */
+	u64 pad;			/* padding after w, to the next granule */
+};
+
 struct tb_cs_buf {
 	struct tb_session *s;
 	struct tb_aux *aux;		/* the session's AUX area, until free_aux */
@@ -809,6 +826,9 @@ struct tb_cs_buf {
 	unsigned int sink_idx;
 	struct device *dev;		/* DMA device, or NULL: phys == bus */
 	dma_addr_t *chunk_dma;		/* per AUX chunk */
+	bool *chunk_sync;		/* per AUX chunk: dma_need_sync() */
+	bool tables_sync;		/* a table needs dma_need_sync() */
+	bool sync;			/* a chunk or a table does */
 	u64 *chunk_off;			/* AUX offset of each chunk */
 	struct tb_sg sg;
 	unsigned int table_pages;	/* SG table pages, charged as AUX */
@@ -821,6 +841,16 @@ struct tb_cs_buf {
 	int fail;			/* an ETM did not restart in the cycle: its error */
 	unsigned int fail_cpu;
 	struct tb_cs_copy copy;		/* ETB/ETF copy-out */
+	/*
+	 * Where the DMA syncs wait for process context (tb_cs_defer()):
+	 * a stopped run to publish, the SG tables rotated and synced for a
+	 * start at tables_head (tb_cs_prep()), a start that found them not
+	 * ready (the cycle starts the sink and the ETMs).
+	 */
+	struct tb_cs_span span;
+	bool tables_ready;
+	u64 tables_head, tables_rot, tables_len;
+	bool deferred;
 	u64 start_virt;			/* buffer offset the sink started at */
 	bool published_running;		/* run partly published, or an end lost */
 	u64 rot;			/* AUX offset of the buffer's offset 0 */
@@ -861,6 +891,9 @@ static void *tb_cs_table_alloc(void *ctx, u64 *phys)
 			return NULL;
 		}
 		*phys = d;
+		/* A table is written under trace_lock: tb_cs_sync()'s comment. */
+		if (dma_need_sync(buf->dev, d))
+			buf->tables_sync = true;
 	}
 	buf->table_pages++;
 	return page_address(p);
@@ -914,6 +947,7 @@ static void tb_cs_free_buf(struct tb_cs_buf *buf, struct tb_aux *aux)
 	tb_cs_unmap(buf, aux);
 	tb_sg_free(&buf->sg, &a);
 	kfree(buf->chunk_dma);
+	kfree(buf->chunk_sync);
 	kfree(buf->chunk_off);
 	free_cpumask_var(buf->ipi);
 	free_cpumask_var(buf->etm_recorded);
@@ -924,6 +958,7 @@ static void tb_cs_free_buf(struct tb_cs_buf *buf, struct tb_aux *aux)
 
 static void tb_cs_kick(struct irq_work *w);
 static void tb_cs_work(struct work_struct *w);
+static void tb_cs_prep(struct tb_cs_buf *buf);
 
 static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 {
@@ -961,9 +996,10 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	    !zalloc_cpumask_var(&buf->ipi, GFP_KERNEL))
 		goto fail;
 	buf->chunk_dma = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_dma), GFP_KERNEL);
+	buf->chunk_sync = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_sync), GFP_KERNEL);
 	buf->chunk_off = kcalloc(aux->nr_chunks, sizeof(*buf->chunk_off), GFP_KERNEL);
 	chunks = kcalloc(aux->nr_chunks, sizeof(*chunks), GFP_KERNEL);
-	if (!buf->chunk_dma || !buf->chunk_off || !chunks)
+	if (!buf->chunk_dma || !buf->chunk_sync || !buf->chunk_off || !chunks)
 		goto fail;
 	for (i = 0; i < aux->nr_chunks; i++) {
 		struct page *pg = aux->chunks[i].page;
@@ -978,6 +1014,7 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 							 DMA_FROM_DEVICE);
 			if (dma_mapping_error(buf->dev, buf->chunk_dma[i]))
 				goto fail;
+			buf->chunk_sync[i] = dma_need_sync(buf->dev, buf->chunk_dma[i]);
 		} else {
 			buf->chunk_dma[i] = page_to_phys(pg);
 		}
@@ -1005,9 +1042,14 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	tb_cs_owner[buf->sink_idx] = s;
 	mutex_unlock(&tb_cs_owner_lock);
 	kfree(chunks);
+	for (i = 0; i < aux->nr_chunks; i++)
+		buf->sync |= buf->chunk_sync[i];
+	buf->sync |= buf->tables_sync;
 	aux->priv = buf;
 	/* Charged by the caller (tb_session_aux_create), as AUX pages. */
 	aux->table_pages = buf->table_pages;
+	/* The first ENABLE's tables (no cycle can run yet: not enabled). */
+	tb_cs_prep(buf);
 	return 0;
 fail:
 	kfree(chunks);
@@ -1053,6 +1095,14 @@ MODULE_PARM_DESC(test_skip_dma_sync, "tests only: leave out a DMA sync (none, cp
 /*
  * Make the device's writes to AUX [off, off + len) visible to the CPU,
  * or (to_device) the CPU's writes there to the device.
+ *
+ * Only where dma_need_sync() says the mapping needs it (a non-coherent
+ * sink, an IOMMU's DMA ops, a bounce buffer), as page_pool skips its
+ * syncs: for a coherent, directly mapped ETR the call would do nothing
+ * but CONFIG_DMA_API_DEBUG's check, which takes a spinlock_t (its hash
+ * bucket's), not allowed in the IPIs, the scheduler and under the raw
+ * trace_lock where the sink stops and starts (lockdep's "Invalid wait
+ * context"; a sleeping lock on PREEMPT_RT).
  */
 static void tb_cs_sync(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 len,
 		       bool to_device)
@@ -1070,7 +1120,9 @@ static void tb_cs_sync(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 l
 		for (i = 0; i + 1 < aux->nr_chunks && buf->chunk_off[i + 1] <= o; i++)
 			;
 		n = min(len, (PAGE_SIZE << aux->chunks[i].order) - (o - buf->chunk_off[i]));
-		if (to_device)
+		if (!buf->chunk_sync[i])
+			;	/* coherent and direct: the sync would only be checked */
+		else if (to_device)
 			dma_sync_single_for_device(buf->dev, buf->chunk_dma[i] +
 						   (o - buf->chunk_off[i]), n, DMA_FROM_DEVICE);
 		else
@@ -1081,13 +1133,24 @@ static void tb_cs_sync(struct tb_cs_buf *buf, struct tb_aux *aux, u64 off, u64 l
 	}
 }
 
+/* The SG tables as the CPU wrote them, to the sink. */
+static void tb_cs_sync_tables(struct tb_cs_buf *buf)
+{
+	unsigned int i;
+
+	if (buf->tables_sync && READ_ONCE(tb_cs_skip_sync) != TB_CS_SKIP_SYNC_TABLES)
+		for (i = 0; i < buf->sg.nr_tables; i++)
+			dma_sync_single_for_device(buf->dev, buf->sg.tables[i].phys,
+						   PAGE_SIZE, DMA_TO_DEVICE);
+}
+
 /*
  * Fill the AUX ring from position from to the next 4 KiB granule with
  * formatter frames that carry nothing (trace ID 0, which decoders
- * ignore), count them as padding and return the granule. The caller
- * publishes them.
+ * ignore), made visible to the sink, and return the granule. The caller
+ * counts them as padding and publishes them.
  */
-static u64 tb_cs_pad(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from)
+static u64 tb_cs_pad_write(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from)
 {
 	u64 end = round_up(from, TB_SG_GRANULE), p;
 
@@ -1099,8 +1162,28 @@ static u64 tb_cs_pad(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from)
 		*b = (p % TB_CS_FRAME_SIZE) ? 0 : 0x01;
 	}
 	tb_cs_sync(buf, aux, from, end - from, true);
+	return end;
+}
+
+/* tb_cs_pad_write() and counted, under trace_lock. */
+static u64 tb_cs_pad(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from)
+{
+	u64 end = tb_cs_pad_write(buf, aux, from);
+
 	tb_aux_count_padding(aux, end - from);
 	return end;
+}
+
+/*
+ * The DMA syncs of a run wait for process context (the drain cycle, or
+ * DISABLE's stopped op), outside trace_lock: the sink needs them
+ * (dma_need_sync()), and the session is not per task, whose stop in the
+ * scheduler must publish the thread's bytes before its OUT record
+ * (tb_cs_publish_running(); design.md: a limit).
+ */
+static bool tb_cs_defer(const struct tb_cs_buf *buf)
+{
+	return buf->sync && buf->s->setup.target != TRACEBUF_TARGET_TASK;
 }
 
 /* Pad from the head to the next granule, publish, return the new head. */
@@ -1121,18 +1204,24 @@ static u64 tb_cs_pad_granule(struct tb_cs_buf *buf, struct tb_aux *aux)
  * last entry is LAST. A wrap then overwrites only what this run wrote,
  * never a published byte the consumer has not read. Snapshot mode: the
  * buffer is the whole ring, from the head's granule on.
+ *
+ * -EAGAIN: the syncs are deferred (tb_cs_defer()) and the last run is
+ * not yet published, or the head needs padding, or the tables were not
+ * prepared for it: tb_cs_prep() in the drain cycle does that first.
  */
 static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 {
 	struct tb_cs_sink *k = buf->sink;
 	u64 head = tb_aux_head(aux), off = head & aux->mask, rwp, len;
-	unsigned int i;
 	int ret;
 
 	if (k->type != TRACEBUF_CS_SINK_ETR) {
 		ret = tb_tmc_enable_sram(k);
 		goto out;
 	}
+	/* Deferred syncs: the last run is published and padded first. */
+	if (tb_cs_defer(buf) && buf->span.active)
+		return -EAGAIN;
 	/*
 	 * The buffer starts at the head: that must be a granule. Only a
 	 * flat SoC-600 ETR in snapshot mode continues mid-buffer, at RWP
@@ -1142,6 +1231,8 @@ static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 	 */
 	if ((!aux->snapshot || !k->save_restore || buf->use_sg) &&
 	    (head & (TB_SG_GRANULE - 1))) {
+		if (tb_cs_defer(buf))
+			return -EAGAIN;		/* tb_cs_prep() pads */
 		head = tb_cs_pad_granule(buf, aux);
 		off = head & aux->mask;
 	}
@@ -1166,13 +1257,19 @@ static int tb_cs_sink_start(struct tb_cs_buf *buf, struct tb_aux *aux)
 	 * Offset 0 of the ETR's buffer at the head's granule; the head is on
 	 * it but in snapshot mode with a TMC that saves and restores RWP.
 	 */
-	buf->rot = off & ~(u64)(TB_SG_GRANULE - 1);
+	if (tb_cs_defer(buf)) {
+		/* Rotated and synced for this head in process context. */
+		if (!buf->tables_ready || buf->tables_head != head)
+			return -EAGAIN;
+		buf->tables_ready = false;	/* the run's until it stops */
+		buf->rot = buf->tables_rot;
+		len = buf->tables_len;
+	} else {
+		buf->rot = off & ~(u64)(TB_SG_GRANULE - 1);
+		tb_sg_rotate(&buf->sg, buf->rot, len);
+		tb_cs_sync_tables(buf);
+	}
 	buf->etr_size = len;
-	tb_sg_rotate(&buf->sg, buf->rot, len);
-	if (buf->dev && READ_ONCE(tb_cs_skip_sync) != TB_CS_SKIP_SYNC_TABLES)
-		for (i = 0; i < buf->sg.nr_tables; i++)
-			dma_sync_single_for_device(buf->dev, buf->sg.tables[i].phys,
-						   PAGE_SIZE, DMA_TO_DEVICE);
 	buf->start_virt = off - buf->rot;
 	rwp = tb_sg_phys(&buf->sg, off);
 	ret = tb_tmc_enable_etr(k, tb_sg_base(&buf->sg), true, len, rwp);
@@ -1258,24 +1355,24 @@ static bool tb_cs_copy_some(struct tb_cs_buf *buf, struct tb_aux *aux, u64 max)
 
 /*
  * Flush and stop the sink and account for what it wrote since it
- * started (an ETB/ETF's copy-out, begun or not, is finished here):
- * returns the new head and sets *flags (TRUNCATED) after writing a LOST
- * record for bytes that did not fit, or that may be missing (unsure: an
- * ETM did not drain; or the flush timed out). Under trace_lock, with
- * every ETM of the sink off.
+ * started (an ETB/ETF's copy-out, begun or not, is finished here): the
+ * run becomes buf->span, for tb_cs_span_sync() and tb_cs_span_done().
+ * unsure: an ETM did not drain. Under trace_lock, with every ETM of the
+ * sink off; no DMA sync here (tb_cs_sync()), as the kernel's
+ * tmc_update_etr_buffer() syncs once the ETR is disabled.
  */
-static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsure,
-			   u64 *flags)
+static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsure)
 {
-	struct tb_session *s = buf->s;
 	struct tb_cs_sink *k = buf->sink;
+	struct tb_cs_span *sp = &buf->span;
 	u64 head = tb_aux_head(aux), w = 0, lost = 0, room, virt;
 	bool at_least = false, wrapped;
 	u32 sts;
 
-	*flags = 0;
 	if (!buf->running)
-		return head;
+		return;
+	memset(sp, 0, sizeof(*sp));
+	room = aux->snapshot ? ~0ULL : tb_aux_free_bytes(aux);
 	if (k->type != TRACEBUF_CS_SINK_ETR) {
 		if (!buf->copy.active)
 			tb_cs_sram_halt(buf, aux);
@@ -1292,11 +1389,8 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsur
 		unsure = true;	/* the last bytes may be missing */
 	sts = tb_tmc_status(k);
 	if (sts & TB_TMC_STS_MEMERR) {
-		tb_tmc_disable(k);
-		buf->running = false;
-		*flags = TRACEBUF_AUX_F_PARTIAL;
-		tb_cs_lost(s, 0, true);
-		return head;
+		sp->memerr = true;
+		goto out;
 	}
 	if (buf->use_sg) {
 		u64 aoff;
@@ -1312,7 +1406,6 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsur
 	/* Wrapped: at least once around; more laps cannot be seen. */
 	wrapped = sts & TB_TMC_STS_FULL;
 	w = wrapped ? buf->etr_size - buf->start_virt + virt : virt - buf->start_virt;
-	room = aux->snapshot ? ~0ULL : tb_aux_free_bytes(aux);
 	if (!aux->snapshot && (wrapped || w > room)) {
 		/*
 		 * Overrun: the buffer was the free space and it wrapped over
@@ -1336,21 +1429,75 @@ static u64 tb_cs_sink_stop(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsur
 		w = keep;
 		at_least = wrapped;
 	}
-	tb_cs_sync(buf, aux, head, w, false);
-	/* The next run starts on a granule: pad to it in this span, if it fits. */
-	if (!aux->snapshot && round_up(head + w, TB_SG_GRANULE) - head <= room)
-		w = tb_cs_pad(buf, aux, head + w) - head;
 out:
 	tb_tmc_disable(k);
 	buf->running = false;
 	buf->published_running = false;
-	if (aux->snapshot)
-		return head + w;
-	if (lost || at_least || unsure) {
-		tb_cs_lost(s, lost, at_least || unsure);
-		*flags |= TRACEBUF_AUX_F_TRUNCATED;
+	sp->active = true;
+	sp->head = head;
+	sp->w = w;
+	sp->lost = lost;
+	sp->at_least = at_least;
+	sp->unsure = unsure;
+	sp->room = room;
+}
+
+/*
+ * A stopped ETR run's bytes to the CPU (the sink wrote them: sync for
+ * the CPU before anything reads them), then, in no-overwrite mode,
+ * padding to the next granule if it fits, where the next run starts.
+ * Under trace_lock; or, with deferred syncs (tb_cs_defer()), without it
+ * in the drain cycle, which owns the stopped sink then (in_cycle: no
+ * start, and nothing else publishes while span is active).
+ */
+static void tb_cs_span_sync(struct tb_cs_buf *buf, struct tb_aux *aux)
+{
+	struct tb_cs_span *sp = &buf->span;
+	u64 end = sp->head + sp->w;
+
+	if (!sp->active || sp->memerr || buf->sink->type != TRACEBUF_CS_SINK_ETR)
+		return;
+	tb_cs_sync(buf, aux, sp->head, sp->w, false);
+	/* The tail only moves on: room at the stop is still free. */
+	if (!aux->snapshot && round_up(end, TB_SG_GRANULE) - sp->head <= sp->room)
+		sp->pad = tb_cs_pad_write(buf, aux, end) - end;
+}
+
+static bool tb_cs_room(struct tb_cs_buf *buf, struct tb_aux *aux, bool resuming,
+		       u64 pending);
+
+/*
+ * Under trace_lock: publish the span (synced), with a LOST record for
+ * bytes that did not fit or may be missing (TRUNCATED). going_on: the
+ * session traces on (TRUNCATED too if it is about to pause for room).
+ */
+static void tb_cs_span_done(struct tb_cs_buf *buf, bool going_on)
+{
+	struct tb_cs_span *sp = &buf->span;
+	struct tb_aux *aux = buf->aux;
+	u64 old = tb_aux_head(aux), head, flags = 0;
+
+	if (!sp->active)
+		return;
+	sp->active = false;
+	if (sp->memerr) {
+		head = sp->head;
+		flags = TRACEBUF_AUX_F_PARTIAL;
+		tb_cs_lost(buf->s, 0, true);
+	} else {
+		if (sp->pad)
+			tb_aux_count_padding(aux, sp->pad);
+		head = sp->head + sp->w + sp->pad;
+		if (!aux->snapshot && (sp->lost || sp->at_least || sp->unsure)) {
+			tb_cs_lost(buf->s, sp->lost, sp->at_least || sp->unsure);
+			flags |= TRACEBUF_AUX_F_TRUNCATED;
+		}
 	}
-	return head + w;
+	buf->last_w = head - old;
+	if (going_on && !aux->snapshot && !cpumask_empty(buf->want) &&
+	    !tb_cs_room(buf, aux, buf->paused, head - old))
+		flags |= TRACEBUF_AUX_F_TRUNCATED;	/* pausing for room */
+	tb_aux_publish(aux, head, flags);
 }
 
 /* --- ETMs, each on its own CPU ------------------------------------------ */
@@ -1466,6 +1613,10 @@ static int tb_cs_sink_run(struct tb_cs_buf *buf, bool resuming)
 	}
 	buf->paused = false;
 	ret = tb_cs_sink_start(buf, buf->aux);
+	if (ret == -EAGAIN) {
+		buf->deferred = true;	/* the cycle prepares and starts */
+		return 0;
+	}
 	buf->undrained = false;
 	return ret;
 }
@@ -1473,23 +1624,85 @@ static int tb_cs_sink_run(struct tb_cs_buf *buf, bool resuming)
 /*
  * Under trace_lock, every ETM of the sink off: stop the sink and publish
  * what it wrote. going_on: the session traces on (the span is
- * TRUNCATED if it is about to pause for room).
+ * TRUNCATED if it is about to pause for room). With deferred syncs
+ * (tb_cs_defer()) the run stays in buf->span and the drain cycle,
+ * kicked here, syncs and publishes it (DISABLE waits for that: the
+ * stopped op).
  */
 static void tb_cs_sink_finish(struct tb_cs_buf *buf, bool going_on)
 {
-	struct tb_aux *aux = buf->aux;
-	u64 old = tb_aux_head(aux), head, flags;
-
 	if (!buf->running)
 		return;
 	WARN_ON_ONCE(!cpumask_empty(buf->on));
-	head = tb_cs_sink_stop(buf, aux, buf->undrained, &flags);
+	tb_cs_sink_halt(buf, buf->aux, buf->undrained);
 	buf->undrained = false;
-	buf->last_w = head - old;
-	if (going_on && !aux->snapshot && !cpumask_empty(buf->want) &&
-	    !tb_cs_room(buf, aux, buf->paused, head - old))
-		flags |= TRACEBUF_AUX_F_TRUNCATED;	/* pausing for room */
-	tb_aux_publish(aux, head, flags);
+	if (tb_cs_defer(buf)) {
+		irq_work_queue(&buf->kick);
+		return;
+	}
+	tb_cs_span_sync(buf, buf->aux);
+	tb_cs_span_done(buf, going_on);
+}
+
+/*
+ * Deferred syncs (tb_cs_defer()), in process context with cycle_lock
+ * held, the sink stopped and its last run published: pad the head to a
+ * granule and, for a scatter-gather ETR, rotate the tables to it and
+ * sync them for the sink, so that a start under trace_lock (an IPI, the
+ * CPU hotplug callback) finds them ready (tables_ready at tables_head)
+ * and syncs nothing. Without trace_lock while writing: no start uses
+ * the tables or the bytes past the head until tables_ready is set, and
+ * only the cycle (cycle_lock) publishes while the sink is stopped.
+ */
+static void tb_cs_prep(struct tb_cs_buf *buf)
+{
+	struct tb_session *s = buf->s;
+	struct tb_aux *aux = buf->aux;
+	struct tb_cs_sink *k = buf->sink;
+	unsigned long flags;
+	u64 head, end, rot, len;
+	bool pad;
+
+	if (!tb_cs_defer(buf) || k->type != TRACEBUF_CS_SINK_ETR)
+		return;
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	head = tb_aux_head(aux);
+	len = aux->snapshot ? aux->size :
+		round_down(tb_aux_free_bytes(aux), TB_SG_GRANULE);
+	pad = (!aux->snapshot || !k->save_restore || buf->use_sg) &&
+		(head & (TB_SG_GRANULE - 1));
+	if (buf->running || buf->span.active ||
+	    (pad && !aux->snapshot &&
+	     round_up(head, TB_SG_GRANULE) - head > tb_aux_free_bytes(aux)) ||
+	    (buf->tables_ready && buf->tables_head == head && buf->tables_len == len)) {
+		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+		return;
+	}
+	buf->tables_ready = false;
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	if (pad) {
+		end = tb_cs_pad_write(buf, aux, head);
+		raw_spin_lock_irqsave(&s->trace_lock, flags);
+		tb_aux_count_padding(aux, end - head);
+		tb_aux_publish(aux, end, 0);
+		head = end;
+		len = aux->snapshot ? aux->size :
+			round_down(tb_aux_free_bytes(aux), TB_SG_GRANULE);
+		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+	}
+	if (!buf->use_sg || !len)
+		return;		/* flat: a granule head is all it needs */
+	rot = (head & aux->mask) & ~(u64)(TB_SG_GRANULE - 1);
+	tb_sg_rotate(&buf->sg, rot, len);
+	tb_cs_sync_tables(buf);
+	raw_spin_lock_irqsave(&s->trace_lock, flags);
+	if (tb_aux_head(aux) == head) {
+		buf->tables_ready = true;
+		buf->tables_head = head;
+		buf->tables_rot = rot;
+		buf->tables_len = len;
+	}
+	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 }
 
 /*
@@ -1608,11 +1821,12 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 
 	mutex_lock(&buf->cycle_lock);
 	raw_spin_lock_irqsave(&s->trace_lock, flags);
-	if (!buf->running && !buf->paused) {
+	if (!buf->running && !buf->paused && !buf->deferred && !buf->span.active) {
 		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 		goto out;
 	}
 	buf->in_cycle = true;
+	buf->deferred = false;
 	cpumask_copy(buf->ipi, buf->on);
 	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 
@@ -1628,7 +1842,27 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 			raw_spin_lock_irqsave(&s->trace_lock, flags);
 		}
 	}
-	tb_cs_sink_finish(buf, true);
+	if (tb_cs_defer(buf)) {
+		/*
+		 * The syncs without trace_lock (tb_cs_sync()): in_cycle keeps
+		 * every start off the sink meanwhile, and a stop finds it
+		 * stopped. The span is this run, or one a stop left.
+		 */
+		if (buf->running) {
+			WARN_ON_ONCE(!cpumask_empty(buf->on));
+			tb_cs_sink_halt(buf, aux, buf->undrained);
+			buf->undrained = false;
+		}
+		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+		tb_cs_span_sync(buf, aux);
+		raw_spin_lock_irqsave(&s->trace_lock, flags);
+		tb_cs_span_done(buf, true);
+		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
+		tb_cs_prep(buf);
+		raw_spin_lock_irqsave(&s->trace_lock, flags);
+	} else {
+		tb_cs_sink_finish(buf, true);
+	}
 	ret = tb_cs_sink_run(buf, buf->paused);
 	if (ret) {
 		buf->fail_cpu = smp_processor_id();
@@ -1691,9 +1925,11 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 	if (!e || e->sink != buf->sink_idx)
 		return -ENODEV;
 	cpumask_set_cpu(cpu, buf->want);
-	if (buf->in_cycle || buf->paused)
+	if (buf->in_cycle || buf->paused || buf->deferred)
 		return 0;
 	ret = tb_cs_sink_run(buf, false);
+	if (buf->deferred)
+		irq_work_queue(&buf->kick);	/* tb_cs_sink_start()'s -EAGAIN */
 	if (!ret && buf->running)
 		ret = tb_cs_etm_on(buf, e, s->bcfg);
 	if (ret) {
@@ -1779,6 +2015,19 @@ static void tb_cs_stop(struct tb_session *s, unsigned int cpu)
 	tb_cs_sink_finish(buf, false);
 	buf->copy.active = false;
 	buf->paused = false;
+	buf->deferred = false;
+}
+
+/*
+ * DISABLE, after every CPU's stop (process context, s->lock held): with
+ * deferred syncs, the last stop left its run to the cycle; publish it
+ * now, so that DISABLE returns with every byte published, and prepare
+ * the tables for the next ENABLE.
+ */
+static void tb_cs_stopped(struct tb_session *s)
+{
+	if (s->aux && s->aux->priv)
+		tb_cs_cycle_run(s->aux->priv);
 }
 
 /*
@@ -1857,6 +2106,7 @@ struct tb_backend tb_cs_backend = {
 	.aux_contiguous	= tb_cs_aux_contiguous,
 	.start		= tb_cs_start,
 	.stop		= tb_cs_stop,
+	.stopped	= tb_cs_stopped,
 	.drain		= tb_cs_drain,
 	.snapshot	= tb_cs_snapshot,
 	.cfg_keys	= tb_cs_cfg_keys,

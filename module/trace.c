@@ -240,6 +240,8 @@ void tb_trace_disable(struct tb_session *s)
 		/* A timer callback still running finds tr_enabled clear. */
 		hrtimer_cancel(&s->drain_timer);
 		WARN_ON_ONCE(!cpumask_empty(s->tr_active));
+		if (s->backend->stopped)
+			s->backend->stopped(s);
 	}
 	/*
 	 * After the stops: a collision found while stopping is in its

@@ -8,18 +8,27 @@
 #   tests/run.sh            everything (make check)
 #   tests/run.sh --quick    unit tests + the x86_64 6.1 guest (make check-quick)
 #   tests/run.sh --config C only guest configuration C (repeatable)
+#   tests/run.sh --kcsan    only the KCSAN guest (make check-kcsan): the
+#                           data-ring and lifetime tests and pt_aux on an
+#                           x86_64 kernel with KCSAN (not part of make check)
 set -uo pipefail
 . "$(dirname "$0")/harness/lib.sh"
 
 quick=0
+kcsan=0
 configs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1; shift ;;
 	--config) configs+=("$2"); shift 2 ;;
+	--kcsan) kcsan=1; configs=(x86_64-kcsan); shift ;;
 	*) tb_die "unknown option $1" ;;
 	esac
 done
+# The tests the KCSAN guest runs (with their plan lines' timeouts and
+# arguments): the data ring from every context, wakeups, markers, the
+# lifetimes, hotplug, the PT backend and the adversarial suite.
+KCSAN_TESTS="ring_stress wakeups read_markers lifetime hotplug pt_aux adversary"
 if [ ${#configs[@]} -eq 0 ]; then
 	if [ $quick = 1 ]; then
 		configs=(x86_64-6.1)
@@ -29,6 +38,7 @@ if [ ${#configs[@]} -eq 0 ]; then
 fi
 
 out=$TB_TOP/build/results
+[ $kcsan = 1 ] && out=$TB_TOP/build/results-kcsan
 rm -rf "$out"
 mkdir -p "$out"
 log=$out/results.txt
@@ -50,6 +60,8 @@ collect() { # filter: pass result lines through, keep them, show the rest
 	done
 }
 
+# Steps 1-3 (not with --kcsan, which runs only its guest).
+if [ $kcsan = 0 ]; then
 # 1. Native unit tests.
 echo "== unit tests"
 make -s -C "$TB_TOP/tests/unit" check O="$TB_TOP/build/unit" 2>&1 | collect
@@ -82,6 +94,7 @@ for cfg in x86_64-6.1 arm64-6.1; do
 		tail -n 20 "$d.log"
 	fi
 done
+fi # steps 1-3
 
 # Host-side checkers for the x86_64 guests' captures (build/host/ptcheck,
 # and the tool's decode in build/user/tracebuf).
@@ -102,8 +115,8 @@ fi
 #    the guest suite.
 for cfg in "${configs[@]}"; do
 	echo "== $cfg"
-	if [ "${cfg%-debug}" != "$cfg" ]; then
-		if ! "$TB_TOP/tests/harness/debug-kernel.sh" "${cfg%-debug}"; then
+	if tb_cfg_built "$cfg"; then
+		if ! "$TB_TOP/tests/harness/debug-kernel.sh" "${cfg%-*}" "${cfg##*-}"; then
 			result "FAIL $cfg/kernel-build"
 			continue
 		fi
@@ -125,13 +138,18 @@ for cfg in "${configs[@]}"; do
 	fi
 
 	plan=$out/$cfg.plan
-	awk -v c="$cfg" '!/^[[:space:]]*#/ && NF >= 3 {
+	awk -v c="$cfg" -v only="$([ "$cfg" = x86_64-kcsan ] && echo "$KCSAN_TESTS")" '
+	!/^[[:space:]]*#/ && NF >= 3 {
 		n = split($3, cs, ","); ok = 0
-		for (i = 1; i <= n; i++) if (cs[i] == "all" || cs[i] == c) ok = 1
+		if (only != "") {
+			ok = index(" " only " ", " " $1 " ") > 0
+		} else {
+			for (i = 1; i <= n; i++) if (cs[i] == "all" || cs[i] == c) ok = 1
+		}
 		if (ok) { line = $1 " " $2; for (i = 4; i <= NF; i++) line = line " " $i; print line }
 	}' "$TB_TOP/tests/guest/plan" >"$plan"
 	to=900
-	[ "${cfg%-debug}" != "$cfg" ] && to=2100
+	tb_cfg_built "$cfg" && to=2100
 	"$TB_TOP/tests/harness/run-guest.sh" --timeout $to "$cfg" "$plan" "$out/$cfg" | collect
 
 	# Intel PT's cr3=current under page-table isolation: the guest CPU is not
@@ -147,7 +165,9 @@ for cfg in "${configs[@]}"; do
 
 	# The harness proves itself: each failure class it must catch.
 	case "$cfg" in
-	x86_64-debug) classes="oops warning kasan atomic leak hang" ;;
+	x86_64-debug) classes="oops warning kasan atomic leak hang waitctx" ;;
+	arm64-debug) classes="waitctx" ;;
+	x86_64-kcsan) classes="kcsan" ;;
 	x86_64-6.1) classes="oops warning nmi flood" ;;
 	*) classes="" ;;
 	esac
@@ -156,7 +176,7 @@ for cfg in "${configs[@]}"; do
 		echo "provoke 900 $c" >"$out/provoke-$c.plan"
 		to=120
 		[ $c = hang ] && to=60
-		[ "$cfg" = x86_64-debug ] && to=$((to + 60))
+		tb_cfg_built "$cfg" && to=$((to + 60))
 		"$TB_TOP/tests/harness/run-guest.sh" --expect $c --timeout $to --id "$cfg" \
 			"$cfg" "$out/provoke-$c.plan" "$out/$cfg-provoke-$c" | collect
 	done

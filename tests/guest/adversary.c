@@ -850,6 +850,9 @@ static void consume_data(struct mapping *m, struct tally *t)
 				const struct tracebuf_rec_lost *l = (const void *)r;
 
 				t->lost_recs++;
+				/* A backend's LOST counts in records_written (abi.md 4). */
+				if (l->reason != TRACEBUF_LOST_RING_FULL)
+					t->delivered++;
 				if (l->reason == TRACEBUF_LOST_RING_FULL) {
 					t->lost_count += l->count;
 				} else if (l->reason == TRACEBUF_LOST_AUX_OVERRUN) {

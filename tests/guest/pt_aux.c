@@ -362,8 +362,11 @@ static void lifetime(void)
 	int st;
 
 	if (sess_open(&x, CPU, 65536, 16 * PAGE, 0, 0) == 0) {
+		unsigned long long w0 = emu_stat(CPU, "bytes_written");
+
 		TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable");
-		msleep(20);
+		/* Waited for, not slept for: a slow kernel (KCSAN) wrote nothing in 20 ms. */
+		TBT_CHECK(emu_wrote_past(w0), "the emulator traced nothing");
 		munmap(x.aux, x.aux_size);
 		x.aux = NULL;
 		TBT_CHECK(emu_stat(CPU, "traceen") == 0, "munmap left TraceEn set");

@@ -19,7 +19,7 @@ pkgs=(
 	libelf-dev libssl-dev dwarves
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-x86 qemu-system-arm busybox-static
-	dkms sparse linux-source-6.1 groff-base
+	dkms sparse linux-source-6.1 patch groff-base
 	libipt-dev libopencsd-dev libopencsd-bin
 	libcapstone-dev
 	libdw-dev qemu-user time

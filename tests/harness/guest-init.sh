@@ -12,6 +12,7 @@
 #   TB-BOOT <uname -r>
 #   TB-RESULT <test> pass|fail|skip <rc> <seconds>
 #   TB-KMEMLEAK <count>          (only when kmemleak found something)
+#   TB-LOCKDEP-OFF               (lockdep switched itself off during the run)
 #   TB-FINAL <test>              (a final test follows TB-DONE)
 #   TB-DONE <failures>
 #
@@ -148,6 +149,15 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 		echo "TB-KMEMLEAK $n" >&3
 		failures=$((failures + 1))
 	fi
+fi
+
+# Lockdep switches itself off after its first report, and on some of its
+# own limits: a debug run that ends with lockdep off did not check the
+# rest of its tests (the debug kernels' /proc/lockdep_stats).
+if [ -r /proc/lockdep_stats ] && grep -Eq '^ *debug_locks: +0$' /proc/lockdep_stats; then
+	echo "=== lockdep is off at the end of the run"
+	echo "TB-LOCKDEP-OFF" >&3
+	failures=$((failures + 1))
 fi
 
 [ -n "$final" ] && echo "TB-FINAL ${final%% *}" >&3

@@ -94,6 +94,7 @@ for c in "$@"; do
 	case "$c" in
 	x86_64-debug) "$(dirname "$0")/debug-kernel.sh" x86_64 ;;
 	arm64-debug) "$(dirname "$0")/debug-kernel.sh" arm64 ;;
+	x86_64-kcsan) "$(dirname "$0")/debug-kernel.sh" x86_64 kcsan ;;
 	*) prepare "$c" ;;
 	esac
 done

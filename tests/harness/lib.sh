@@ -32,6 +32,16 @@ tb_cfg_arch() {
 	esac
 }
 
+# A configuration whose kernel the harness builds from linux-source-6.1
+# (debug-kernel.sh): the debug kernels, and the opt-in KCSAN kernel
+# (x86_64-kcsan, make check-kcsan; not in TB_CONFIGS).
+tb_cfg_built() {
+	case "$1" in
+	*-debug | *-kcsan) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
 # Directory holding one prepared kernel configuration: KVER, KDIR, KERNEL
 # (the image QEMU boots) and root/ (the extracted packages).
 tb_cfg_dir() { echo "$TB_KCACHE/$1"; }

@@ -44,8 +44,9 @@
 # (tests/run.sh boots one short run with pti=on).
 #
 # With --expect CLASS the run is a harness self-test: the guest is meant to
-# fail in that way (oops, warning, kasan, atomic, leak, hang), and the single
-# result line "<id>/harness-catches-CLASS" passes only if the harness saw it.
+# fail in that way (oops, warning, kasan, atomic, leak, hang, nmi, flood,
+# waitctx, kcsan), and the single result line "<id>/harness-catches-CLASS" passes
+# only if the harness saw it.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -268,7 +269,7 @@ cp -a "$b/ko/." "$r/lib/modules/$kver/"
 grep -v '^[[:space:]]*#' "$plan" | grep -v '^[[:space:]]*$' >"$r/tests/plan" || true
 
 mods=$r/lib/modules/$kver
-if [ "${cfg%-debug}" != "$cfg" ]; then
+if tb_cfg_built "$cfg"; then
 	kobj=$(tb_cfg_get "$cfg" KDIR)
 	cp "$kobj/modules.builtin" "$kobj/modules.builtin.modinfo" "$kobj/modules.order" "$mods/" 2>/dev/null || true
 else
@@ -319,7 +320,8 @@ x86_64)
 	mem=512 cpu=max,cx16=off
 	# The KASAN kernel takes early interrupts badly with 5-level paging
 	# (a wild-memory-access report during identify_cpu, before any module).
-	[ "$cfg" = x86_64-debug ] && mem=1024 cpu=max,cx16=off,la57=off
+	# The KCSAN kernel is the debug kernel with KCSAN for KASAN: the same.
+	case "$cfg" in x86_64-debug | x86_64-kcsan) mem=1024 cpu=max,cx16=off,la57=off ;; esac
 	qemu=(qemu-system-x86_64 -accel tcg -cpu $cpu -m $mem -smp 2 -nodefaults
 		-display none -no-reboot -kernel "$kernel" -initrd "$out/initrd.gz"
 		-append "console=ttyS0 $append"
@@ -364,12 +366,27 @@ grep -Eq 'WARNING:' "$con" && classes+=(warning)
 grep -Eq 'BUG: KASAN:' "$con" && classes+=(kasan)
 grep -Eq 'UBSAN:' "$con" && classes+=(ubsan)
 grep -Eq 'sleeping function called from invalid context|scheduling while atomic' "$con" && classes+=(atomic)
-grep -Eq 'circular locking|recursive locking|inconsistent lock state|bad unlock balance|suspicious RCU usage|lock held when returning' "$con" && classes+=(lockdep)
-grep -Eq 'BUG:|Kernel panic|soft lockup|hard LOCKUP|blocked for more than|detected stall' "$con" && classes+=(bug)
+grep -Eq 'circular locking|recursive locking|inconsistent lock state|bad unlock balance|suspicious RCU usage|lock held when returning|Invalid wait context' "$con" && classes+=(lockdep)
+# Lockdep's wait-type check (CONFIG_PROVE_RAW_LOCK_NESTING, the debug
+# kernels): a spinlock_t where only a raw_spinlock_t may be taken.
+grep -q 'BUG: Invalid wait context' "$con" && classes+=(waitctx)
+# (KCSAN's reports are judged below.)
+grep -v 'BUG: KCSAN:' "$con" |
+	grep -Eq 'BUG:|Kernel panic|soft lockup|hard LOCKUP|blocked for more than|detected stall' && classes+=(bug)
+# KCSAN (the x86_64-kcsan kernel, make check-kcsan): a data race with an
+# access in tracebuf or in a tests-only module (the report's title names
+# the two functions, with their module) fails the run; one between two
+# accesses in the kernel's own code is not tracebuf's: it is listed in
+# OUTDIR/kcsan-kernel.txt and printed as a NOTE line, not counted.
+ours='\[(tracebuf|tb_producer|tb_ptemu|tb_csemu|tb_provoke)\]'
+grep -E 'BUG: KCSAN:' "$con" | sed 's/^\[ *[0-9.]*\] //' | grep -E "$ours" >"$out/kcsan.txt"
+grep -E 'BUG: KCSAN:' "$con" | sed 's/^\[ *[0-9.]*\] //' | grep -Ev "$ours" >"$out/kcsan-kernel.txt"
+[ -s "$out/kcsan.txt" ] && classes+=(kcsan)
 # An NMI no handler claimed (x86: a test module's self-NMI gone astray).
 grep -Eq 'NMI received for unknown reason|Uhhuh\. NMI received|Dazed and confused' "$con" && classes+=(nmi)
 flood=$(flood_check "$con") && classes+=(flood)
 grep -q '^TB-KMEMLEAK' "$out/result.txt" && classes+=(leak)
+grep -q '^TB-LOCKDEP-OFF' "$out/result.txt" && classes+=(lockdep-off)
 # QEMU's exit code is (guest status << 1) | 1 when the guest powered off
 # itself; the guest's failures are already in the result lines.
 # An emulator's rule broken where no test can read its counters (at
@@ -406,7 +423,7 @@ grep -q '^TB-DONE' "$out/result.txt" || classes+=(incomplete)
 echo "${classes[*]:-}" >"$out/classes"
 
 excerpt() {
-	local pat='WARNING:|BUG:|Oops|KASAN|UBSAN|Kernel panic|locking|sleeping function|lockup|LOCKUP|stall|NMI received|VIOLATION'
+	local pat='WARNING:|BUG:|Oops|KASAN|UBSAN|Kernel panic|locking|sleeping function|lockup|LOCKUP|stall|NMI received|VIOLATION|wait context'
 	echo "----- $id: console excerpt ($out/console.txt) -----"
 	[ -z "${flood:-}" ] || echo "console flood: $flood"
 	if grep -Eqn "$pat" "$con"; then
@@ -414,6 +431,10 @@ excerpt() {
 			cut -d: -f1 | { read -r n; sed -n "$((n > 10 ? n - 10 : 1)),$((n + 40))p" "$con"; }
 	else
 		tail -n 40 "$con"
+	fi
+	if [ -s "$out/kcsan.txt" ]; then
+		# Every report of a race in our code, whole.
+		awk -v ours="$ours" '/BUG: KCSAN:/ { p = ($0 ~ ours) } p { print } /=====/ { p = 0 }' "$con" | head -n 200
 	fi
 	if grep -q '^TB-KMEMLEAK' "$out/result.txt"; then
 		sed -n '/=== kmemleak report/,$p' "$con" | head -n 40
@@ -455,6 +476,10 @@ while read -r name _; do
 done < <(grep -v '^[[:space:]]*#' "$plan" | grep -v '^[[:space:]]*$')
 
 check_artifacts "$id" "$out"
+
+sort "$out/kcsan-kernel.txt" | uniq -c | while read -r n title; do
+	echo "NOTE $id/kcsan-kernel: $title ($n)"
+done
 
 if [ ${#classes[@]} -eq 0 ]; then
 	echo "PASS $id/guest-clean (${secs}s)"

@@ -4,15 +4,19 @@
  * at load time, so the guest harness can prove it catches that class of
  * failure. Never install it anywhere but a throw-away test guest.
  *
- *   insmod tb_provoke.ko bug=oops|warning|kasan|atomic|leak|hang|nmi|flood
+ *   insmod tb_provoke.ko bug=oops|warning|kasan|atomic|leak|hang|nmi|flood|
+ *                            waitctx|kcsan
  */
 #include <linux/bug.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #ifdef CONFIG_X86_LOCAL_APIC
 #include <asm/apic.h>
 #include <asm/irq_vectors.h>
@@ -20,7 +24,7 @@
 
 static char *bug = "";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "oops, warning, kasan, atomic, leak, hang, nmi or flood");
+MODULE_PARM_DESC(bug, "oops, warning, kasan, atomic, leak, hang, nmi, flood, waitctx or kcsan");
 
 static DEFINE_SPINLOCK(tb_provoke_lock);
 static int *volatile tb_provoke_null;
@@ -116,6 +120,72 @@ static int tb_provoke_flood(void)
 	return 0;
 }
 
+/*
+ * A spinlock_t in a hard hrtimer: a sleeping lock on PREEMPT_RT taken in
+ * hard interrupt context (what tracebuf's trace_lock was, issue 19 item 7).
+ * Only lockdep's wait-type check sees it on a !PREEMPT_RT kernel
+ * (CONFIG_PROVE_RAW_LOCK_NESTING: "BUG: Invalid wait context").
+ */
+static struct hrtimer tb_provoke_timer;
+static DECLARE_COMPLETION(tb_provoke_fired);
+
+static enum hrtimer_restart tb_provoke_waitctx_fn(struct hrtimer *t)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tb_provoke_lock, flags);	/* the bug */
+	spin_unlock_irqrestore(&tb_provoke_lock, flags);
+	complete(&tb_provoke_fired);	/* a raw lock inside: fine here */
+	return HRTIMER_NORESTART;
+}
+
+static int tb_provoke_waitctx(void)
+{
+	long left;
+
+	hrtimer_init(&tb_provoke_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	tb_provoke_timer.function = tb_provoke_waitctx_fn;
+	hrtimer_start(&tb_provoke_timer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	left = wait_for_completion_timeout(&tb_provoke_fired, 10 * HZ);
+	hrtimer_cancel(&tb_provoke_timer);
+	return left ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * A data race: a plain counter incremented from two CPUs at once, for
+ * two seconds (what KCSAN reports; nothing else notices).
+ */
+static unsigned long tb_provoke_shared;
+
+static void tb_provoke_race_loop(void)
+{
+	unsigned long end = jiffies + 2 * HZ;
+
+	while (time_before(jiffies, end)) {
+		tb_provoke_shared++;	/* the bug: plain, unlocked, shared */
+		cpu_relax();
+	}
+}
+
+static void tb_provoke_race_work(struct work_struct *w)
+{
+	tb_provoke_race_loop();
+}
+
+static DECLARE_WORK(tb_provoke_work, tb_provoke_race_work);
+
+static int tb_provoke_kcsan(void)
+{
+	unsigned int other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+
+	if (other >= nr_cpu_ids)
+		return -ENODEV;
+	schedule_work_on(other, &tb_provoke_work);
+	tb_provoke_race_loop();
+	flush_work(&tb_provoke_work);
+	return 0;
+}
+
 static int __init tb_provoke_init(void)
 {
 	pr_info("tb_provoke: bug=%s\n", bug);
@@ -135,6 +205,10 @@ static int __init tb_provoke_init(void)
 		return tb_provoke_nmi();
 	if (!strcmp(bug, "flood"))
 		return tb_provoke_flood();
+	if (!strcmp(bug, "waitctx"))
+		return tb_provoke_waitctx();
+	if (!strcmp(bug, "kcsan"))
+		return tb_provoke_kcsan();
 	return -EINVAL;
 }
 
