@@ -641,6 +641,7 @@ static void csemu_debugfs_init(void)
 	debugfs_create_file("violations", 0444, csemu.dir, NULL,
 			    &csemu_violations_fops);
 	debugfs_create_file("blocked", 0444, csemu.dir, NULL, &csemu_blocked_fops);
+	csemu_follow_debugfs(csemu.dir);
 	for (i = 0; i < csemu.nr_links; i++) {
 		struct csemu_link *l = &csemu.links[i];
 
@@ -814,6 +815,7 @@ static void csemu_free(void)
 {
 	unsigned int cpu, i;
 
+	csemu_follow_exit();
 	if (csemu.etms)
 		for_each_possible_cpu(cpu)
 			if (csemu.etms[cpu].inited)
