@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * From 'tracebuf record' to the program's instructions, end to end in a
- * guest: the Intel PT emulator in follow mode traces what a real program
+ * guest: the emulator in follow mode (Intel PT's tb_ptemu on x86_64;
+ * on arm64 CoreSight's tb_csemu, topology=juno: two ETMs through
+ * funnels to a shared ETR) traces what a real program
  * executes (tests/guest/ptfollow.c single-steps it and tells the emulator
  * each retired instruction, writing the ground truth); the user's tool
  * records it as a user would ('tracebuf record -p PID', the per-task
@@ -15,13 +17,24 @@
  * pointer). ptfollow starts it stopped before its first instruction and
  * prints "pid N"; the tool is started on N and, once it records (its
  * progress line), the program goes on. '-p' ends when the process exits.
+ *
+ *   tool_gt [break]
+ *
+ * break (arm64): tb_csemu's follow_break knob inverts one atom of the
+ * trace (the 2000th P0 instruction's), into /tmp/cap/gt-record-break: the
+ * host's gtcheck of that capture must FAIL, which shows the comparison
+ * sees a wrong branch.
  */
 #include <signal.h>
 #include <sys/stat.h>
 
 #include "ptcap.h"
 
-#define CAP	"/tmp/cap/gt-record"
+#define CAP0	"/tmp/cap/gt-record"
+#ifdef __aarch64__
+#undef EMU
+#define EMU	"/sys/kernel/debug/tb_csemu"
+#endif
 #define GT	"/tmp/gt-record.txt"
 #define ERR	"/tmp/gt-record.err"
 
@@ -74,7 +87,10 @@ static void show(const char *path)
 		close(fd);
 }
 
-int main(void)
+static int breaking;	/* tool_gt break: the capture is gt-record-break */
+static char cap[64] = CAP0;
+
+int main(int argc, char **argv)
 {
 	int in[2], out[2], st, i, root = 0;
 	char line[256], pidstr[16];
@@ -83,14 +99,30 @@ int main(void)
 	FILE *f;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+#ifdef __aarch64__
+	static const char *const csemu[] = { "modprobe", "tb_csemu", "topology=juno", NULL };
+
+	TBT_CHECK(tbt_modprobe("tracebuf") == 0, "modprobe tracebuf");
+	if (tbt_module_loaded("tb_csemu"))
+		tbt_rmmod("tb_csemu");
+	TBT_CHECK(tbt_run(csemu) == 0, "modprobe tb_csemu topology=juno");
+#else
 	if (!HAVE_PT) {
-		printf("no Intel PT emulator on this architecture: skip\n");
+		printf("no follow-mode emulator on this architecture: skip\n");
 		return 77;
 	}
 	TBT_CHECK(tbt_modprobe("tracebuf") == 0, "modprobe tracebuf");
 	TBT_CHECK(tbt_modprobe("tb_ptemu") == 0, "modprobe tb_ptemu");
+#endif
 	mkdir("/tmp/cap", 0755);
 	TBT_CHECK(write_file(EMU "/follow_mode", "1") == 0, "follow_mode on");
+	breaking = argc > 1 && !strcmp(argv[1], "break");
+	if (breaking) {
+		snprintf(cap, sizeof(cap), "%s-break", CAP0);
+		TBT_CHECK(!HAVE_PT && write_file(EMU "/follow_break", "2000") == 0,
+			  "follow_break (tb_csemu only)");
+		printf("follow_break 2000: gtcheck-gt-record-break must FAIL\n");
+	}
 	queued = follow_stat("queued");
 
 	TBT_CHECK(pipe(in) == 0 && pipe(out) == 0, "pipes");
@@ -121,7 +153,7 @@ int main(void)
 			_exit(126);
 		dup2(fd, 1);
 		dup2(fd, 2);
-		execlp("tracebuf", "tracebuf", "record", "-p", pidstr, "-o", CAP, (char *)NULL);
+		execlp("tracebuf", "tracebuf", "record", "-p", pidstr, "-o", cap, (char *)NULL);
 		_exit(127);
 	}
 	/* It records once its progress line is out (after every ENABLE). */
@@ -161,16 +193,20 @@ int main(void)
 	/* Every step the helper reported was written, in one of the thread's runs. */
 	TBT_CHECK(follow_stat("pending") == 0, "%llu steps never written", follow_stat("pending"));
 	TBT_CHECK(follow_stat("dropped") == 0 && follow_stat("unsupported") == 0 &&
-		  follow_stat("nmi_skipped") == 0, "follow stats");
+		  (!HAVE_PT || follow_stat("nmi_skipped") == 0), "follow stats");
 	TBT_CHECK(follow_stat("queued") > queued, "nothing followed");
-	TBT_CHECK(file_size(CAP "/meta.json") > 0, "no %s/meta.json", CAP);
+	snprintf(line, sizeof(line), "%s/meta.json", cap);
+	TBT_CHECK(file_size(line) > 0, "no %s", line);
 	/* The host compares the decoded instructions with this ground truth. */
-	copy_file(GT, CAP "/gt.txt");
+	snprintf(line, sizeof(line), "%s/gt.txt", cap);
+	copy_file(GT, line);
 
 	TBT_CHECK(write_file(EMU "/follow_mode", "0") == 0, "follow_mode off");
+	if (!HAVE_PT)
+		write_file(EMU "/follow_break", "0");
 	fclose(f);
 	close(in[1]);
-	tbt_rmmod("tb_ptemu");
+	tbt_rmmod(HAVE_PT ? "tb_ptemu" : "tb_csemu");
 	tbt_rmmod("tracebuf");
 	return tbt_done();
 }
