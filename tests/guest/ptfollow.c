@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptfollow - tests-only helper (not a test itself): runs a program under
- * ptrace single-step, tells the Intel PT emulator in follow mode every
- * instruction each of its threads retires (tb_ptemu's debugfs file
- * "follow", tests/modules/ptemu_follow_abi.h), and writes the ground
- * truth: every retired branch, per thread.
+ * ptrace single-step, tells the emulator in follow mode every
+ * instruction each of its threads retires (the debugfs file "follow" of
+ * tb_ptemu on x86_64, of tb_csemu on arm64,
+ * tests/modules/ptemu_follow_abi.h), and writes the ground truth: every
+ * retired branch, per thread.
  *
  *   ptfollow GT PROG [ARGS...]
  *
@@ -15,9 +16,10 @@
  *  3. single-steps every thread (PTRACE_O_TRACECLONE: new threads too;
  *     PTRACE_O_TRACEEXIT: a last stop at each thread's exit) until none
  *     is left. Before each step it reads the instruction at the thread's
- *     IP and classifies it with Capstone (Debian's libcapstone-dev,
- *     linked statically: an x86 instruction decoder is not something to
- *     write by hand); after the step it reads the new IP;
+ *     IP and classifies it (x86_64: with Capstone, Debian's
+ *     libcapstone-dev, linked statically: an x86 instruction decoder is
+ *     not something to write by hand; arm64: by hand, the A64 encodings
+ *     are fixed 32-bit words, below); after the step it reads the new IP;
  *  4. "steps N branches M status S" on stdout.
  *
  *   ptfollow --exec PATH [--uid UID --gid GID] GT COMMAND [ARGS...]
@@ -39,7 +41,10 @@
  * branch and uncompressed return: cond + ind + ret is what a checker
  * counts in the thread's trace (tests/host/ptcheck --follow).
  *
- * x86_64 only (Capstone's x86 decoder); elsewhere it exits 77.
+ * On arm64 the ground truth has the kinds csgtgen (tests/unit) gives
+ * the same instructions, and the emulator also gets PTEMU_FS_P0 and
+ * PTEMU_FS_TAKEN for every P0 instruction (an ETMv4 atom, direct
+ * branches too). x86_64 and arm64 only; elsewhere it exits 77.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,23 +64,42 @@
 
 #include "ptemu_follow_abi.h"
 
+#ifdef __aarch64__
+#define FOLLOW		"/sys/kernel/debug/tb_csemu/follow"
+#else
 #define FOLLOW		"/sys/kernel/debug/tb_ptemu/follow"
+#endif
 #define MAXTHREADS	64
 
+#if defined(__x86_64__) || defined(__aarch64__)
 #ifdef __x86_64__
 #include <capstone/capstone.h>
+#else
+#include <elf.h>
+#endif
 
 struct thread {
 	pid_t tid;		/* 0: free */
 	int stepping;		/* a step is under way: its instruction below */
 	uint64_t from;
 	unsigned int len, kind;
+	unsigned int p0;	/* arm64: PTEMU_FS_P0 for a P0 instruction */
+#ifdef __aarch64__
+	/* The exclusive reservation of its last load-exclusive (below). */
+	int ldx;		/* stepping one: record what it loaded */
+	int ex_valid;
+	uint64_t ex_addr;
+	unsigned int ex_len, ex_rt, ex_rt2, ex_size;
+	uint8_t ex_val[16];
+#endif
 	uint64_t insns, n[6];
 	int follow;		/* single-stepped (else left to run) */
 };
 
 static struct thread threads[MAXTHREADS];
+#ifdef __x86_64__
 static csh cs;
+#endif
 static FILE *gt;
 static int emu = -1;
 static uint64_t steps, branches;
@@ -101,6 +125,7 @@ static struct thread *thread_of(pid_t tid, int create)
 	exit(1);
 }
 
+#ifdef __x86_64__
 static int is_cond(unsigned int id)
 {
 	switch (id) {
@@ -116,7 +141,7 @@ static int is_cond(unsigned int id)
 }
 
 /* The kind of the instruction at ip, and its length. */
-static unsigned int classify(pid_t tid, uint64_t ip, unsigned int *len)
+static unsigned int classify(pid_t tid, uint64_t ip, unsigned int *len, unsigned int *p0)
 {
 	uint8_t code[16];
 	struct iovec local = { code, sizeof(code) }, remote = { (void *)ip, sizeof(code) };
@@ -144,6 +169,7 @@ static unsigned int classify(pid_t tid, uint64_t ip, unsigned int *len)
 		exit(1);
 	}
 	*len = insn->size;
+	*p0 = 0;
 	if (is_cond(insn->id)) {
 		kind = PTEMU_F_COND;
 	} else if (insn->id == X86_INS_SYSCALL || insn->id == X86_INS_SYSENTER ||
@@ -180,6 +206,101 @@ static uint64_t ip_of(pid_t tid)
 	}
 	return r.rip;
 }
+#else
+/*
+ * The A64 instruction word at ip, by its encoding (Arm ARM DDI 0487,
+ * C4.1 "A64 instruction set encoding", the "Branches, Exception
+ * Generating and System instructions" group, C4.1.65 in DDI 0487K):
+ *
+ *   B           0001 01 imm26                       OTHER (direct), P0
+ *   BL          1001 01 imm26                       CALL, P0
+ *   B.cond      0101 0100 imm19 o0 cond             COND, P0 (BC.cond: o0 1);
+ *                                                   cond AL/NV: OTHER, P0
+ *   CBZ/CBNZ    sf 011 010 op imm19 Rt              COND, P0
+ *   TBZ/TBNZ    b5 011 011 op b40 imm14 Rt          COND, P0
+ *   unconditional branch (register):
+ *               1101 011 opc(4) op2(5)=11111 op3(6) Rn op4(5)
+ *     opc 0000 BR, 1000 BRAA/BRAB (and the Z forms in 0000)   IND, P0
+ *     opc 0001 BLR, 1001 BLRAA/BLRAB (and the Z forms)        IND, P0
+ *     opc 0010 RET, RETAA/RETAB                               RET, P0
+ *     opc 0100 ERET, 0101 DRPS: not at EL0 (an error here)
+ *   SVC         1101 0100 000 imm16 000 01          FAR (an exception)
+ *   ISB         1101 0101 0000 0011 0011 CRm 110 11111  OTHER, P0
+ *               (IHI0064: ISB is a P0 instruction, an E atom)
+ *
+ * BRK, HVC, SMC and UDF are not expected in a followed program: they
+ * stop the helper.
+ */
+static unsigned int classify_a64(uint32_t w, uint64_t ip, unsigned int *p0)
+{
+	unsigned int opc, cond;
+
+	*p0 = PTEMU_FS_P0;
+	if ((w & 0xfc000000) == 0x14000000)
+		return PTEMU_F_OTHER;			/* B */
+	if ((w & 0xfc000000) == 0x94000000)
+		return PTEMU_F_CALL;			/* BL */
+	if ((w & 0xff000000) == 0x54000000) {		/* B.cond, BC.cond */
+		cond = w & 0xf;
+		return cond >= 0xe ? PTEMU_F_OTHER : PTEMU_F_COND;
+	}
+	if ((w & 0x7e000000) == 0x34000000 || (w & 0x7e000000) == 0x36000000)
+		return PTEMU_F_COND;			/* CBZ/CBNZ, TBZ/TBNZ */
+	if ((w & 0xfe000000) == 0xd6000000 && ((w >> 16) & 0x1f) == 0x1f) {
+		opc = (w >> 21) & 0xf;
+		if (opc == 0 || opc == 8 || opc == 1 || opc == 9)
+			return PTEMU_F_IND;		/* BR, BLR (PAC forms too) */
+		if (opc == 2)
+			return PTEMU_F_RET;		/* RET, RETAA, RETAB */
+		fprintf(stderr, "ptfollow: unhandled branch %#010x at %#" PRIx64 "\n", w, ip);
+		exit(1);
+	}
+	if ((w & 0xfffff0ff) == 0xd50330df)
+		return PTEMU_F_OTHER;			/* ISB */
+	*p0 = 0;
+	if ((w & 0xffe0001f) == 0xd4000001)
+		return PTEMU_F_FAR;			/* SVC */
+	if ((w & 0xff000000) == 0xd4000000 || (w & 0xffff0000) == 0) {
+		fprintf(stderr, "ptfollow: exception-generating %#010x at %#" PRIx64 "\n", w, ip);
+		exit(1);
+	}
+	return PTEMU_F_OTHER;
+}
+
+static unsigned int classify(pid_t tid, uint64_t ip, unsigned int *len, unsigned int *p0)
+{
+	struct iovec local, remote = { (void *)ip, 4 };
+	uint32_t w;
+
+	local.iov_base = &w;
+	local.iov_len = 4;
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != 4) {
+		long v;
+
+		errno = 0;
+		v = ptrace(PTRACE_PEEKTEXT, tid, (void *)ip, NULL);
+		if (errno) {
+			fprintf(stderr, "ptfollow: cannot read %#" PRIx64 "\n", ip);
+			exit(1);
+		}
+		memcpy(&w, &v, 4);	/* little-endian: the word at ip */
+	}
+	*len = 4;
+	return classify_a64(w, ip, p0);
+}
+
+static uint64_t ip_of(pid_t tid)
+{
+	struct user_regs_struct r;	/* glibc's: the kernel's user_pt_regs */
+	struct iovec io = { &r, sizeof(r) };
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)(long)NT_PRSTATUS, &io)) {
+		perror("ptfollow: PTRACE_GETREGSET");
+		exit(1);
+	}
+	return r.pc;
+}
+#endif
 
 /* The step t made retired; to is where it went (0: nowhere, it exited). */
 static void retired(struct thread *t, uint64_t to)
@@ -190,6 +311,8 @@ static void retired(struct thread *t, uint64_t to)
 	};
 
 	s.taken = t->kind == PTEMU_F_COND && to != t->from + t->len;
+	if (t->p0)	/* arm64: every P0 instruction is an atom, E if it branched */
+		s.taken = t->p0 | (to != t->from + t->len ? PTEMU_FS_TAKEN : 0);
 	if (write(emu, &s, sizeof(s)) != sizeof(s)) {
 		perror("ptfollow: " FOLLOW);
 		exit(1);
@@ -200,15 +323,143 @@ static void retired(struct thread *t, uint64_t to)
 	if (t->kind != PTEMU_F_OTHER) {
 		branches++;
 		fprintf(gt, "B %d %" PRIx64 " %" PRIx64 " %u %u\n", t->tid, t->from, to,
-			t->kind, s.taken);
+			t->kind, t->kind == PTEMU_F_COND && (s.taken & PTEMU_FS_TAKEN));
 	}
 	t->stepping = 0;
 }
 
+#ifdef __aarch64__
+static void get_regs(pid_t tid, struct user_regs_struct *r)
+{
+	struct iovec io = { r, sizeof(*r) };
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)(long)NT_PRSTATUS, &io)) {
+		perror("ptfollow: PTRACE_GETREGSET");
+		exit(1);
+	}
+}
+
+/* Xn as a base register (31: SP) or as data (31: XZR). */
+static uint64_t xreg(const struct user_regs_struct *r, unsigned int n, int base)
+{
+	return n < 31 ? r->regs[n] : base ? r->sp : 0;
+}
+
+/*
+ * Exclusives. Each single step returns to EL0 with an exception return,
+ * which clears the PE's local exclusive monitor (Arm ARM DDI 0487,
+ * D1 "exception return" and B2.9 "Synchronization and semaphores"): a
+ * store-exclusive stepped after its load-exclusive always fails and an
+ * LDXR/STXR loop never ends (gdb steps over such sequences as a whole,
+ * aarch64_software_single_step()). Static glibc runs a few of them before
+ * libgcc's constructor selects LSE atomics (its __aarch64_cas4_acq and
+ * friends). So the helper executes each store-exclusive itself: with the
+ * thread stopped it stores Rt (and Rt2) and writes 0 to Rs if the
+ * thread's last load-exclusive was at that address with that size and the
+ * memory still holds what it loaded, else it writes 1 to Rs (a failed
+ * store-exclusive, which the architecture allows at any time: the program
+ * retries), and moves the PC on. The step is reported like any other; the
+ * emulator cannot tell (an instruction retired, not a branch).
+ *
+ *   load-exclusive   size 001000 0 1 o1 Rs o0 Rt2 Rn Rt   (LDXR, LDAXR, LDXP, ...)
+ *   store-exclusive  size 001000 0 0 o1 Rs o0 Rt2 Rn Rt   (STXR, STLXR, STXP, ...)
+ *   CLREX            1101 0101 0000 0011 0011 CRm 010 11111
+ */
+static void ex_put(uint8_t *b, uint64_t v, unsigned int size)
+{
+	memcpy(b, &v, size);	/* little-endian: the low bytes */
+}
+
+/* Returns 1 if the instruction at the PC was executed here (a store-exclusive). */
+static int exclusive(struct thread *t)
+{
+	struct user_regs_struct r;
+	struct iovec io = { &r, sizeof(r) }, local, remote;
+	uint8_t mem[16], val[16];
+	unsigned int size, pair, rs, status = 1;
+	uint64_t addr;
+	uint32_t w;
+
+	get_regs(t->tid, &r);
+	if (t->ldx) {
+		/* The load-exclusive just retired: what it loaded. */
+		ex_put(t->ex_val, xreg(&r, t->ex_rt, 0), t->ex_size);
+		if (t->ex_len > t->ex_size)
+			ex_put(t->ex_val + t->ex_size, xreg(&r, t->ex_rt2, 0), t->ex_size);
+		t->ldx = 0;
+		t->ex_valid = 1;
+	}
+	local.iov_base = &w;
+	local.iov_len = 4;
+	remote.iov_base = (void *)r.pc;
+	remote.iov_len = 4;
+	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 4)
+		return 0;	/* classify() reads it (or fails) */
+	if ((w & 0xfffff0ff) == 0xd503305f) {
+		t->ex_valid = 0;	/* CLREX */
+		return 0;
+	}
+	if ((w & 0x3f800000) != 0x08000000)
+		return 0;		/* not a load/store-exclusive */
+	size = 1u << (w >> 30);
+	pair = (w >> 21) & 1;
+	addr = xreg(&r, (w >> 5) & 31, 1);
+	if (w & (1u << 22)) {		/* load-exclusive: stepped; record it after */
+		t->ldx = 1;
+		t->ex_valid = 0;
+		t->ex_addr = addr;
+		t->ex_size = size;
+		t->ex_len = pair ? 2 * size : size;
+		t->ex_rt = w & 31;
+		t->ex_rt2 = (w >> 10) & 31;
+		return 0;
+	}
+	/* A store-exclusive: executed here. */
+	rs = (w >> 16) & 31;
+	ex_put(val, xreg(&r, w & 31, 0), size);
+	if (pair)
+		ex_put(val + size, xreg(&r, (w >> 10) & 31, 0), size);
+	if (t->ex_valid && t->ex_addr == addr && t->ex_len == (pair ? 2 * size : size)) {
+		local.iov_base = mem;
+		local.iov_len = t->ex_len;
+		remote.iov_base = (void *)addr;
+		remote.iov_len = t->ex_len;
+		if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == (ssize_t)t->ex_len &&
+		    !memcmp(mem, t->ex_val, t->ex_len)) {
+			local.iov_base = val;
+			if (process_vm_writev(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)t->ex_len) {
+				perror("ptfollow: store-exclusive");
+				exit(1);
+			}
+			status = 0;
+		}
+	}
+	t->ex_valid = 0;
+	if (rs < 31)
+		r.regs[rs] = status;
+	t->from = r.pc;
+	t->kind = PTEMU_F_OTHER;
+	t->len = 4;
+	t->p0 = 0;
+	t->stepping = 1;
+	r.pc += 4;
+	if (ptrace(PTRACE_SETREGSET, t->tid, (void *)(long)NT_PRSTATUS, &io)) {
+		perror("ptfollow: PTRACE_SETREGSET");
+		exit(1);
+	}
+	return 1;
+}
+#endif
+
 static void step(struct thread *t)
 {
+#ifdef __aarch64__
+	/* A store-exclusive retires here, and the next instruction is stepped. */
+	while (exclusive(t))
+		retired(t, t->from + 4);
+#endif
 	t->from = ip_of(t->tid);
-	t->kind = classify(t->tid, t->from, &t->len);
+	t->kind = classify(t->tid, t->from, &t->len, &t->p0);
 	t->stepping = 1;
 	if (ptrace(PTRACE_SINGLESTEP, t->tid, NULL, NULL)) {
 		perror("ptfollow: PTRACE_SINGLESTEP");
@@ -293,9 +544,11 @@ int main(int argc, char **argv)
 	}
 	if (write(emu, &reset, sizeof(reset)) != sizeof(reset))
 		return 1;
+#ifdef __x86_64__
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return 1;
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+#endif
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -374,6 +627,20 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ptfollow: thread %d got signal %d\n", w, WSTOPSIG(st));
 			return 1;
 		}
+#ifdef __aarch64__
+		/*
+		 * The step trap was taken before the instruction ran (seen on
+		 * arm64-6.1 after the rt_sigprocmask of pthread_create(): the
+		 * syscall-exit step report left the step active-pending, so the
+		 * next step traps at once): nothing retired, step it again. No
+		 * followed program branches to itself.
+		 */
+		if (ip_of(w) == t->from) {
+			t->stepping = 0;
+			step(t);
+			continue;
+		}
+#endif
 		retired(t, ip_of(w));
 		step(t);
 	}

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * From 'tracebuf record' to the program's instructions, end to end in a
- * guest: the Intel PT emulator in follow mode traces what a real program
+ * guest: the emulator in follow mode (Intel PT's tb_ptemu on x86_64;
+ * on arm64 CoreSight's tb_csemu, topology=juno: two ETMs through
+ * funnels to a shared ETR) traces what a real program
  * executes (tests/guest/ptfollow.c single-steps it and tells the emulator
  * each retired instruction, writing the ground truth); the user's tool
  * records it as a user would ('tracebuf record -p PID', the per-task
@@ -14,7 +16,15 @@
  * Two recordings: the whole program (gt-record), and with an IP filter
  * around fib() ('-c addr0=LO-HI:filter', the range from the binary's
  * symbol table; gt-filter: gtcheck --range, only fib's instructions,
- * entering and leaving it where the ground truth does).
+ * entering and leaving it where the ground truth does; x86_64 only:
+ * tb_csemu's follow mode has no address ranges).
+ *
+ *   tool_gt [break]
+ *
+ * break (arm64): tb_csemu's follow_break knob inverts one atom of the
+ * trace (the 2000th P0 instruction's), into /tmp/cap/gt-record-break: the
+ * host's gtcheck of that capture must FAIL, which shows the comparison
+ * sees a wrong branch.
  *
  * followprog runs two threads (recursion, a loop, calls through a
  * pointer). ptfollow starts it stopped before its first instruction and
@@ -23,12 +33,17 @@
  */
 #include <elf.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "ptcap.h"
 
 #define PROG	"/tests/followprog"
+#ifdef __aarch64__
+#undef EMU
+#define EMU	"/sys/kernel/debug/tb_csemu"
+#endif
 
 static unsigned long long follow_stat(const char *key)
 {
@@ -211,7 +226,7 @@ static void run_case(const char *name, const char *n, const char *config, const 
 	/* Every step the helper reported was written, in one of the thread's runs. */
 	TBT_CHECK(follow_stat("pending") == 0, "%llu steps never written", follow_stat("pending"));
 	TBT_CHECK(follow_stat("dropped") == 0 && follow_stat("unsupported") == 0 &&
-		  follow_stat("nmi_skipped") == 0, "follow stats");
+		  (!HAVE_PT || follow_stat("nmi_skipped") == 0), "follow stats");
 	TBT_CHECK(follow_stat("queued") > queued, "nothing followed");
 	snprintf(line, sizeof(line), "%s/meta.json", cap);
 	TBT_CHECK(file_size(line) > 0, "no %s", line);
@@ -225,35 +240,57 @@ static void run_case(const char *name, const char *n, const char *config, const 
 		a = fopen(line, "w");
 		TBT_CHECK(a && fputs(args, a) >= 0 && fclose(a) == 0, "write %s", line);
 	}
+	if (!HAVE_PT)
+		write_file(EMU "/follow_break", "0");
 	TBT_CHECK(write_file(EMU "/follow_mode", "0") == 0, "follow_mode off");
 	fclose(f);
 	close(in[1]);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	unsigned long long lo = 0, hi = 0;
 	char config[96], args[96];
+	bool breaking = argc > 1 && !strcmp(argv[1], "break");
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+#ifdef __aarch64__
+	static const char *const csemu[] = { "modprobe", "tb_csemu", "topology=juno", NULL };
+
+	TBT_CHECK(tbt_modprobe("tracebuf") == 0, "modprobe tracebuf");
+	if (tbt_module_loaded("tb_csemu"))
+		tbt_rmmod("tb_csemu");
+	TBT_CHECK(tbt_run(csemu) == 0, "modprobe tb_csemu topology=juno");
+#else
 	if (!HAVE_PT) {
-		printf("no Intel PT emulator on this architecture: skip\n");
+		printf("no follow-mode emulator on this architecture: skip\n");
 		return 77;
 	}
 	TBT_CHECK(tbt_modprobe("tracebuf") == 0, "modprobe tracebuf");
 	TBT_CHECK(tbt_modprobe("tb_ptemu") == 0, "modprobe tb_ptemu");
+#endif
 	mkdir("/tmp/cap", 0755);
 
-	run_case("gt-record", "6", NULL, NULL);
-
-	TBT_CHECK(sym_range(PROG, "fib", &lo, &hi) == 0, "no fib in %s's symbol table", PROG);
-	if (!tbt_failures) {
-		snprintf(config, sizeof(config), "addr0=%#llx-%#llx:filter", lo, hi);
-		snprintf(args, sizeof(args), "--range %llx-%llx\n", lo, hi);
-		run_case("gt-filter", "5", config, args);
+	if (breaking) {
+		TBT_CHECK(!HAVE_PT && write_file(EMU "/follow_break", "2000") == 0,
+			  "follow_break (tb_csemu only)");
+		printf("follow_break 2000: gtcheck-gt-record-break must FAIL\n");
+		run_case("gt-record-break", "6", NULL, NULL);
+	} else {
+		run_case("gt-record", "6", NULL, NULL);
 	}
 
-	tbt_rmmod("tb_ptemu");
+	if (HAVE_PT && !breaking) {
+		TBT_CHECK(sym_range(PROG, "fib", &lo, &hi) == 0, "no fib in %s's symbol table",
+			  PROG);
+		if (!tbt_failures) {
+			snprintf(config, sizeof(config), "addr0=%#llx-%#llx:filter", lo, hi);
+			snprintf(args, sizeof(args), "--range %llx-%llx\n", lo, hi);
+			run_case("gt-filter", "5", config, args);
+		}
+	}
+
+	tbt_rmmod(HAVE_PT ? "tb_ptemu" : "tb_csemu");
 	tbt_rmmod("tracebuf");
 	return tbt_done();
 }

@@ -497,6 +497,8 @@ u64 csemu_trfcr_read(void);
 void csemu_trfcr_write(u64 val);
 void csemu_hip08_commit(bool reduced);
 extern const struct file_operations csemu_burst_fops;
+void csemu_follow_debugfs(struct dentry *dir);	/* csemu_follow.h */
+void csemu_follow_exit(void);
 extern const struct file_operations csemu_cpu_pm_fops;
 
 /* csemu_tmc.c */

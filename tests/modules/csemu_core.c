@@ -642,6 +642,7 @@ static void csemu_debugfs_init(void)
 			    &csemu_violations_fops);
 	debugfs_create_file("blocked", 0444, csemu.dir, NULL, &csemu_blocked_fops);
 	csemu_topology_debugfs(csemu.dir);
+	csemu_follow_debugfs(csemu.dir);
 	for (i = 0; i < csemu.nr_links; i++) {
 		struct csemu_link *l = &csemu.links[i];
 
@@ -815,6 +816,7 @@ static void csemu_free(void)
 {
 	unsigned int cpu, i;
 
+	csemu_follow_exit();
 	if (csemu.etms)
 		for_each_possible_cpu(cpu)
 			if (csemu.etms[cpu].inited)

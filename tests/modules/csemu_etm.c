@@ -101,6 +101,9 @@ static void csemu_etm_emit(struct csemu_etm *e, const u8 *buf, size_t n)
 	e->pending_id = csemu_trace_id(e);
 }
 
+/* Follow mode: the trace of a real process (tests/guest/ptfollow.c). */
+#include "csemu_follow.h"
+
 /* A trace ID in 0x01..0x6f that no other enabled ETM reaching one of its sinks uses. */
 static bool csemu_etm_id_ok(const struct csemu_etm *e)
 {
@@ -168,6 +171,10 @@ static void csemu_etm_enable(struct csemu_etm *e)
 	 * trace (IHI0064, the trace unit's trace-on behaviour), not at the
 	 * register write: here, with the first program bytes or at EN 1->0.
 	 */
+	if (csemu_follow_on()) {
+		csemu_follow_enable(e, &cfg);
+		return;
+	}
 	e->nstart = csgen_start(&e->gen, &cfg, buf, sizeof(buf));
 	memcpy(e->start, buf, e->nstart);
 }
@@ -207,7 +214,13 @@ static void csemu_etm_disable(struct csemu_etm *e)
 	e->idle0_pend = false;
 	e->pm_pend = true;
 	e->disables++;
-	e->ndrain = csgen_stop(&e->gen, e->drain, sizeof(e->drain));
+	if (csemu_follow_on()) {
+		/* The followed thread's steps, after the start bytes. */
+		csemu_follow_flush(e);
+		e->ndrain = 0;
+	} else {
+		e->ndrain = csgen_stop(&e->gen, e->drain, sizeof(e->drain));
+	}
 	e->draining = true;
 }
 
@@ -475,8 +488,8 @@ static u64 csemu_generate_locked(struct csemu_etm *e, u64 budget, u64 max_steps)
 	u64 done = 0, steps = 0;
 	size_t n;
 
-	if (!e->en)
-		return 0;
+	if (!e->en || csemu_follow_on())
+		return 0;	/* follow mode: no synthetic program */
 	if (csemu_trf && !(e->trfcr & (TB_TRFCR_E0TRE | TB_TRFCR_E1TRE))) {
 		e->prohibited++;	/* every EL prohibited: nothing to trace */
 		return 0;
