@@ -101,6 +101,28 @@ while read -r name timeout args; do
 	esac
 	echo "=== tracebuf test $name: $verdict (rc $rc)"
 	echo "TB-RESULT $name $verdict $rc $((end - start))" >&3
+	# A test killed by its timeout (busybox timeout: SIGTERM, rc 143)
+	# cannot clean up: its children would go on, and an emulator it left
+	# in follow mode would give the next test the followed program's
+	# trace instead of the synthetic one (tb_ptemu/tb_csemu debugfs).
+	case $rc in
+	124|137|143)
+		echo "=== $name timed out: its leftover processes killed"
+		kill -9 -1 2>/dev/null	# every process but /init
+		sleep 1
+		;;
+	esac
+	for emu in /sys/kernel/debug/tb_ptemu /sys/kernel/debug/tb_csemu; do
+		[ -w "$emu/follow_mode" ] || continue
+		if [ "$(cat "$emu/follow_mode")" != N ]; then
+			echo "=== $name left ${emu##*/} in follow mode: switched off"
+			echo 0 >"$emu/follow_mode"
+		fi
+		[ -w "$emu/follow_break" ] && echo 0 >"$emu/follow_break"
+		# Loaded with the test's own parameters (topology=): the next
+		# test loads it with its own.
+		case $rc in 124|137|143) rmmod "${emu##*/}" 2>/dev/null ;; esac
+	done
 done </tests/plan
 
 # Capture directories the tests left, to the host over ttyS2 (x86_64) or
