@@ -13,9 +13,9 @@
  * every decoded instruction with the ground truth, branch for branch per
  * thread (PASS <cfg>/gtcheck-gt-record).
  *
- * Two recordings: the whole program (gt-record), and with an IP filter
- * around fib() ('-c addr0=LO-HI:filter', the range from the binary's
- * symbol table; gt-filter: gtcheck --range, only fib's instructions,
+ * Two recordings of followprog: the whole program (gt-record), and with
+ * an IP filter around fib() ('-c addr0=LO-HI:filter', the range from the
+ * binary's symbol table; gt-filter: gtcheck --range, only fib's instructions,
  * entering and leaving it where the ground truth does; x86_64 only:
  * tb_csemu's follow mode has no address ranges).
  *
@@ -25,6 +25,14 @@
  * trace (the 2000th P0 instruction's), into /tmp/cap/gt-record-break: the
  * host's gtcheck of that capture must FAIL, which shows the comparison
  * sees a wrong branch.
+ *
+ * gt-plt (every configuration tool_gt runs on): tests/guest/gtplt/gtplt,
+ * dynamically linked (no libc; the system's dynamic loader, our
+ * libgtplt.so, lazy binding), followed from the loader's first
+ * instruction; it calls gtplt_mix() through its PLT twice: through the
+ * loader's resolver, then straight to the function. The sysroot the host
+ * decodes with holds the loader (build-guest.sh's root/). A whole capture:
+ * run-guest.sh's gtcheck-gt-plt-mutated applies.
  *
  * followprog runs two threads (recursion, a loop, calls through a
  * pointer). ptfollow starts it stopped before its first instruction and
@@ -40,6 +48,8 @@
 #include "ptcap.h"
 
 #define PROG	"/tests/followprog"
+/* gt-plt's program (tests/guest/gtplt/): dynamically linked. */
+#define PLTPROG	"/tests/gtplt"
 #ifdef __aarch64__
 #undef EMU
 #define EMU	"/sys/kernel/debug/tb_csemu"
@@ -133,10 +143,13 @@ static int sym_range(const char *path, const char *name, unsigned long long *lo,
 	return r;
 }
 
+/* The program run_case() follows. */
+static const char *prog = PROG;
+
 /*
- * One recording of followprog N by 'tracebuf record -p PID [-c CONFIG]'
- * to /tmp/cap/NAME, with the ground truth and gtcheck.args (ARGS) for
- * the host.
+ * One recording of prog N (N NULL: no argument) by
+ * 'tracebuf record -p PID [-c CONFIG]' to /tmp/cap/NAME, with the ground
+ * truth and gtcheck.args (ARGS) for the host.
  */
 static void run_case(const char *name, const char *n, const char *config, const char *args)
 {
@@ -149,7 +162,8 @@ static void run_case(const char *name, const char *n, const char *config, const 
 	snprintf(cap, sizeof(cap), "/tmp/cap/%s", name);
 	snprintf(gt, sizeof(gt), "/tmp/%s.txt", name);
 	snprintf(err, sizeof(err), "/tmp/%s.err", name);
-	printf("== %s: followprog %s%s%s\n", name, n, config ? ", -c " : "", config ? config : "");
+	printf("== %s: %s %s%s%s\n", name, prog, n ? n : "", config ? ", -c " : "",
+	       config ? config : "");
 	TBT_CHECK(write_file(EMU "/follow_mode", "1") == 0, "follow_mode on");
 	queued = follow_stat("queued");
 
@@ -160,7 +174,7 @@ static void run_case(const char *name, const char *n, const char *config, const 
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl("/tests/ptfollow", "ptfollow", gt, PROG, n, (char *)NULL);
+		execl("/tests/ptfollow", "ptfollow", gt, prog, n, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -288,6 +302,20 @@ int main(int argc, char **argv)
 			snprintf(args, sizeof(args), "--range %llx-%llx\n", lo, hi);
 			run_case("gt-filter", "5", config, args);
 		}
+	}
+
+	/*
+	 * gt-plt: a dynamically linked program, from its loader's first
+	 * instruction on; its two calls of a function in a shared library
+	 * through the PLT, the first through the loader's lazy-binding
+	 * resolver, the second straight to the function (the capture's
+	 * sideband names the loader and the library; the host's sysroot has
+	 * them).
+	 */
+	if (!breaking) {
+		prog = PLTPROG;
+		run_case("gt-plt", NULL, NULL, NULL);
+		prog = PROG;
 	}
 
 	tbt_rmmod(HAVE_PT ? "tb_ptemu" : "tb_csemu");

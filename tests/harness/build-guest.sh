@@ -4,7 +4,11 @@
 # build/guest/CONFIG/:
 #   ko/       tracebuf.ko (DKMS-built on the stock x86_64 kernels, else a
 #             plain kbuild build) and the tests-only modules
-#   bin/      static guest test programs, the tracebuf tool, tb-poweroff
+#   bin/      static guest test programs, the tracebuf tool, tb-poweroff;
+#             and gtplt, dynamically linked against bin/libgtplt.so
+#   root/     files for the guest's / (run-guest.sh copies them in): the
+#             system's dynamic loader at gtplt's PT_INTERP path; with bin/
+#             as /tests, the sysroot the host decodes guest captures with
 #   build.log the kernel build output (checked for warnings by the caller)
 #
 #   build-guest.sh CONFIG
@@ -78,6 +82,24 @@ for src in "$TB_TOP"/tests/guest/*.c; do
 	[ "$name" = ptfollow ] && [ "$arch" = x86_64 ] && extra=(-lcapstone)
 	"$cc" "${cflags[@]}" -o "$b/bin/$name" "$src" "$u/libtracebuf.a" "${extra[@]}" -lpthread
 done
+# gtplt (tool_gt's gt-plt): dynamically linked, without libc (its own
+# _start, raw system calls), against libgtplt.so (also -nostdlib; found in
+# /tests by gtplt's DT_RUNPATH), lazy binding, with the system's dynamic
+# loader for the guest's architecture as PT_INTERP (arm64: Debian's
+# libc6-arm64-cross). The loader goes to root/ under that path, a file, not
+# a symlink: the guest maps it from there and the sideband names that path.
+case $arch in
+arm64) interp=/lib/ld-linux-aarch64.so.1 ldso=/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ;;
+*) interp=/lib64/ld-linux-x86-64.so.2 ldso=/lib64/ld-linux-x86-64.so.2 ;;
+esac
+[ -f "$ldso" ] || tb_die "$cfg: no dynamic loader $ldso for gtplt (tests/harness/deps.sh)"
+dflags=(-std=c11 -O2 -Wall -Wextra -Werror -fno-stack-protector -nostdlib '-Wl,--build-id')
+"$cc" "${dflags[@]}" -fPIC -shared -Wl,-soname,libgtplt.so -o "$b/bin/libgtplt.so" \
+	"$TB_TOP/tests/guest/gtplt/libgtplt.c"
+"$cc" "${dflags[@]}" -Wl,-z,lazy -Wl,-rpath,/tests -Wl,--dynamic-linker="$interp" \
+	-o "$b/bin/gtplt" "$TB_TOP/tests/guest/gtplt/gtplt.c" -L"$b/bin" -lgtplt
+mkdir -p "$b/root$(dirname "$interp")"
+cp -L "$ldso" "$b/root$interp"
 for src in "$TB_TOP"/tests/guest/*.sh; do
 	[ -e "$src" ] || continue
 	install -m 755 "$src" "$b/bin/$(basename "$src" .sh)"

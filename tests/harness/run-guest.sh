@@ -32,7 +32,8 @@
 # "PASS|FAIL <id>/cscheck-<capname>".
 # A 'tracebuf record' capture with a ground truth (meta.json and gt.txt) is
 # decoded instruction by instruction by that tool (decode --insn --json, the
-# guest's /tests being build/guest/ID/bin, TB_GUEST_BIN overrides it) and
+# guest's /tests being build/guest/ID/bin, TB_GUEST_BIN overrides it, and
+# its / holding what the root/ beside that holds: a dynamic loader) and
 # compared with it by build/host/gtcheck, with the arguments in the file
 # gtcheck.args if there is one: "PASS|FAIL <id>/gtcheck-<capname>".
 #
@@ -111,6 +112,12 @@ check_artifacts() { # id outdir
 			local gtc=${TB_GTCHECK:-$TB_TOP/build/host/gtcheck} sr=$d.sysroot
 			local gbin=${TB_GUEST_BIN:-$(tb_build_dir "$id")/bin}
 			rm -rf "$sr" && mkdir -p "$sr" && ln -s "$gbin" "$sr/tests"
+			# And the files build-guest.sh put in the guest's / (root/
+			# beside bin/: the dynamic loader of a dynamically linked
+			# program).
+			for f in "$(dirname "$gbin")/root"/*; do
+				[ -e "$f" ] && ln -s "$f" "$sr/${f##*/}"
+			done
 			if [ ! -x "$tool" ] || [ ! -x "$gtc" ]; then
 				echo "FAIL $id/gtcheck-$c ($tool or $gtc not built)"
 			elif ! "$tool" decode "$d" --insn --json --no-disasm --sysroot "$sr" \
@@ -283,6 +290,8 @@ else
 fi
 install -m 755 "$TB_TOP/tests/harness/guest-init.sh" "$r/init"
 cp -a "$b/bin/." "$r/tests/"
+# Files at their place in the guest's / (gtplt's dynamic loader).
+[ -d "$b/root" ] && cp -a "$b/root/." "$r/"
 cp -a "$b/ko/." "$r/lib/modules/$kver/"
 grep -v '^[[:space:]]*#' "$plan" | grep -v '^[[:space:]]*$' >"$r/tests/plan" || true
 
