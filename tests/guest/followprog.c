@@ -15,6 +15,10 @@
  *                         ops[] and returns through the libc restorer
  *                         (rt_sigreturn); then the loop. Prints
  *                         "handled H sum S"
+ *   followprog fork N     fork(); the child execs this program (argv[0])
+ *                         with N, the parent waits for it. Prints
+ *                         "child C" (the child's pid) after the child's
+ *                         own line
  */
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static unsigned long fib(unsigned int n)
@@ -82,12 +87,31 @@ static int signal_mode(const char *n)
 	return 0;
 }
 
+static int fork_mode(char **argv)
+{
+	pid_t c;
+	int st;
+
+	fflush(stdout);
+	c = fork();
+	if (c == 0) {
+		execl(argv[0], argv[0], argv[2], (char *)NULL);
+		_exit(127);
+	}
+	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 1;
+	printf("child %d\n", (int)c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t th;
 
 	if (argc > 2 && !strcmp(argv[1], "signal"))
 		return signal_mode(argv[2]);
+	if (argc > 2 && !strcmp(argv[1], "fork"))
+		return fork_mode(argv);
 	n_arg = argc > 1 ? (unsigned int)atoi(argv[1]) : 8;
 	if (pthread_create(&th, NULL, thread_fn, NULL))
 		return 1;

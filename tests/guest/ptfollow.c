@@ -14,6 +14,8 @@
  *  2. "pid N" on stdout, then it waits for a line on stdin: the caller
  *     sets up its sessions for N (the per-task target) meanwhile;
  *  3. single-steps every thread (PTRACE_O_TRACECLONE: new threads too;
+ *     PTRACE_O_TRACEFORK, _VFORK: new processes; PTRACE_O_TRACEEXEC: an
+ *     execve goes to the new program's entry;
  *     PTRACE_O_TRACEEXIT: a last stop at each thread's exit) until none
  *     is left. Before each step it reads the instruction at the thread's
  *     IP and classifies it (x86_64: with Capstone, Debian's
@@ -103,6 +105,7 @@ struct thread {
 	uint64_t d_from;
 	unsigned int d_len;
 	int handler;		/* a caught signal delivered: its handler's stop next */
+	int exec_report;	/* after its exec: the execve's exit report may come */
 };
 
 static struct thread threads[MAXTHREADS];
@@ -694,7 +697,7 @@ int main(int argc, char **argv)
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, NULL,
 	       PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL |
-	       (target ? PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC : 0));
+	       PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC);
 	if (target) {
 		t = thread_of(pid, 1);
 		unfollowed_stop(t, SIGSTOP << 8 | 0x7f, 1);
@@ -740,6 +743,19 @@ int main(int argc, char **argv)
 			step(t);
 			continue;
 		}
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+			/*
+			 * The execve retired: the new program's first instruction
+			 * is next. The system call's exit step report comes when
+			 * it goes on, at that IP, before it executes it (x86:
+			 * SYSCALL_EXIT_TRAP, kernel/entry/common.c; arm64:
+			 * syscall_trace_exit()): nothing retired then.
+			 */
+			retired(t, ip_of(w));
+			step(t);
+			t->exec_report = 1;
+			continue;
+		}
 		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
 			/* Its last instruction (the exit syscall) did not return. */
 			if (t->stepping)
@@ -761,6 +777,14 @@ int main(int argc, char **argv)
 			if (handler_stop(t))
 				return 1;
 			continue;
+		}
+		if (t->exec_report) {
+			t->exec_report = 0;
+			if (ip_of(w) == t->from) {
+				t->stepping = 0;
+				step(t);
+				continue;
+			}
 		}
 #ifdef __aarch64__
 		/*

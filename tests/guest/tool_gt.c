@@ -13,7 +13,7 @@
  * every decoded instruction with the ground truth, branch for branch per
  * thread (PASS <cfg>/gtcheck-gt-record).
  *
- * Three recordings: the whole program (gt-record); its signal mode
+ * Four recordings: the whole program (gt-record); its signal mode
  * (gt-signal: 'followprog signal N', a SIGUSR1 handler installed with
  * sigaction and raised runs at the exit of the system call that unblocks
  * the signal, and returns through the libc restorer, rt_sigreturn: the
@@ -25,7 +25,11 @@
  * around fib() ('-c addr0=LO-HI:filter', the range from the binary's
  * symbol table; gt-filter: gtcheck --range, only fib's instructions,
  * entering and leaving it where the ground truth does; x86_64 only:
- * tb_csemu's follow mode has no address ranges).
+ * tb_csemu's follow mode has no address ranges); and its fork mode
+ * (gt-fork: 'followprog fork 1', the child execs followprog 1, two
+ * threads; the tool's -p inherits to the child, the decoder follows the
+ * exec from the sideband, and the ground truth has the execve going to
+ * the new program's entry).
  *
  *   tool_gt [break]
  *
@@ -310,6 +314,13 @@ int main(int argc, char **argv)
 			snprintf(args, sizeof(args), "--range %llx-%llx\n", lo, hi);
 			run_case("gt-filter", "5", config, args);
 		}
+	}
+
+	/* fork + exec: the child execs followprog 1, followed from its fork. */
+	if (!breaking) {
+		mode = "fork";
+		run_case("gt-fork", "1", NULL, NULL);
+		mode = NULL;
 	}
 
 	tbt_rmmod(HAVE_PT ? "tb_ptemu" : "tb_csemu");
