@@ -14,12 +14,18 @@
  *  2. "pid N" on stdout, then it waits for a line on stdin: the caller
  *     sets up its sessions for N (the per-task target) meanwhile;
  *  3. single-steps every thread (PTRACE_O_TRACECLONE: new threads too;
+ *     PTRACE_O_TRACEFORK, _VFORK: new processes; PTRACE_O_TRACEEXEC: an
+ *     execve goes to the new program's entry;
  *     PTRACE_O_TRACEEXIT: a last stop at each thread's exit) until none
  *     is left. Before each step it reads the instruction at the thread's
  *     IP and classifies it (x86_64: with Capstone, Debian's
  *     libcapstone-dev, linked statically: an x86 instruction decoder is
  *     not something to write by hand; arm64: by hand, the A64 encodings
- *     are fixed 32-bit words, below); after the step it reads the new IP;
+ *     are fixed 32-bit words, below); after the step it reads the new IP.
+ *     A system call's step is told (and written) once the thread's next
+ *     instruction shows where user execution resumed (defer()); a signal
+ *     is delivered, a caught one's handler single-stepped from its first
+ *     instruction (signal_stop());
  *  4. "steps N branches M status S" on stdout.
  *
  *   ptfollow --exec PATH [--uid UID --gid GID] GT COMMAND [ARGS...]
@@ -94,6 +100,12 @@ struct thread {
 #endif
 	uint64_t insns, n[6];
 	int follow;		/* single-stepped (else left to run) */
+	/* A far step (a system call) retired, its successor not known yet. */
+	int deferred;
+	uint64_t d_from;
+	unsigned int d_len;
+	int handler;		/* a caught signal delivered: its handler's stop next */
+	int exec_report;	/* after its exec: the execve's exit report may come */
 };
 
 static struct thread threads[MAXTHREADS];
@@ -302,29 +314,66 @@ static uint64_t ip_of(pid_t tid)
 }
 #endif
 
-/* The step t made retired; to is where it went (0: nowhere, it exited). */
-static void retired(struct thread *t, uint64_t to)
+/* One retired instruction, to the emulator and (a branch) to the ground truth. */
+static void report(struct thread *t, uint64_t from, unsigned int kind, unsigned int len,
+		   unsigned int p0, uint64_t to)
 {
 	struct ptemu_follow_step s = {
-		.tid = t->tid, .kind = t->kind, .from = t->from, .to = to,
-		.len = t->len,
+		.tid = t->tid, .kind = kind, .from = from, .to = to, .len = len,
 	};
 
-	s.taken = t->kind == PTEMU_F_COND && to != t->from + t->len;
-	if (t->p0)	/* arm64: every P0 instruction is an atom, E if it branched */
-		s.taken = t->p0 | (to != t->from + t->len ? PTEMU_FS_TAKEN : 0);
+	s.taken = kind == PTEMU_F_COND && to != from + len;
+	if (p0)		/* arm64: every P0 instruction is an atom, E if it branched */
+		s.taken = p0 | (to != from + len ? PTEMU_FS_TAKEN : 0);
 	if (write(emu, &s, sizeof(s)) != sizeof(s)) {
 		perror("ptfollow: " FOLLOW);
 		exit(1);
 	}
 	steps++;
 	t->insns++;
-	t->n[t->kind]++;
-	if (t->kind != PTEMU_F_OTHER) {
+	t->n[kind]++;
+	if (kind != PTEMU_F_OTHER) {
 		branches++;
-		fprintf(gt, "B %d %" PRIx64 " %" PRIx64 " %u %u\n", t->tid, t->from, to,
-			t->kind, t->kind == PTEMU_F_COND && (s.taken & PTEMU_FS_TAKEN));
+		fprintf(gt, "B %d %" PRIx64 " %" PRIx64 " %u %u\n", t->tid, from, to, kind,
+			kind == PTEMU_F_COND && (s.taken & PTEMU_FS_TAKEN));
 	}
+}
+
+/* The deferred far step (if any) went to 'to': where user execution resumed. */
+static void resolve(struct thread *t, uint64_t to)
+{
+	if (!t->deferred)
+		return;
+	t->deferred = 0;
+	report(t, t->d_from, PTEMU_F_FAR, t->d_len, 0, to);
+}
+
+/* The step t made retired; to is where it went (0: nowhere, it exited). */
+static void retired(struct thread *t, uint64_t to)
+{
+	resolve(t, t->from);	/* user execution resumed here */
+	report(t, t->from, t->kind, t->len, t->p0, to);
+	t->stepping = 0;
+}
+
+/*
+ * The step t made was a system call (kind FAR) and its step report came
+ * at the syscall's exit, at the next IP. Whether user execution resumes
+ * there is not known yet: a signal delivered at that exit makes it
+ * resume at the handler (and rt_sigreturn's report is at the interrupted
+ * IP already). Silicon's user-only trace leaves at the system call and
+ * comes back where user execution resumes (Intel PT: TIP.PGD, then
+ * TIP.PGE at that IP; ETMv4: the SVC's Exception packet, then Trace On
+ * and the Address of that instruction), so the step is told to the
+ * emulator, and written to the ground truth, with that successor: at the
+ * thread's next retired instruction (resolve()).
+ */
+static void defer(struct thread *t)
+{
+	resolve(t, t->from);	/* two in a row: the first resumed at the second */
+	t->deferred = 1;
+	t->d_from = t->from;
+	t->d_len = t->len;
 	t->stepping = 0;
 }
 
@@ -487,10 +536,28 @@ static void gone(struct thread *t)
 		t->tid = 0;
 		return;
 	}
+	resolve(t, 0);
 	fprintf(gt, "T %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 		t->tid, t->insns, t->n[PTEMU_F_COND], t->n[PTEMU_F_IND], t->n[PTEMU_F_RET],
 		t->n[PTEMU_F_FAR], t->n[PTEMU_F_CALL]);
 	t->tid = 0;
+}
+
+/* Whether tid's process has a handler for sig (/proc/TID/status SigCgt). */
+static int caught(pid_t tid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1;
 }
 
 /*
@@ -510,6 +577,71 @@ static void unfollowed_stop(struct thread *t, int st, int fresh)
 	if (ev || (fresh && sig == SIGSTOP) || sig == (SIGTRAP | 0x80))
 		sig = 0;
 	ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig);
+}
+
+/*
+ * A signal-delivery stop of a followed thread, while a step is under way:
+ * the signal was dequeued on the way back to user mode and nothing
+ * retired (the step's SIGTRAP, a synchronous signal, is dequeued before
+ * it: kernel/signal.c, next_signal()). It is delivered as the thread goes
+ * on. A caught one runs its handler: the kernel sets up the frame and,
+ * as the thread is single-stepped, stops it with SIGTRAP at the handler's
+ * first instruction before it executes it (signal_setup_done() with
+ * stepping set, signal_delivered(), ptrace_notify(); x86:
+ * arch/x86/kernel/signal.c handle_signal(), arm64:
+ * arch/arm64/kernel/signal.c handle_signal()): handler_stop(). Only a
+ * handler run at a system call's exit is modelled (a signal raised by the
+ * thread itself): its ground truth is exact (defer()). A caught signal
+ * after any other instruction would be an asynchronous diversion, which
+ * the ground truth's branch successors cannot say: it stops the helper.
+ */
+static int signal_stop(struct thread *t, int sig)
+{
+	if (ip_of(t->tid) != t->from) {
+		fprintf(stderr, "ptfollow: thread %d: signal %d stop at %#" PRIx64 ", not at %#"
+			PRIx64 "\n", t->tid, sig, ip_of(t->tid), t->from);
+		return 1;
+	}
+	if (caught(t->tid, sig)) {
+		if (!t->deferred) {
+			fprintf(stderr, "ptfollow: thread %d: caught signal %d not at a system call's "
+				"exit (at %#" PRIx64 "): not modelled\n", t->tid, sig, t->from);
+			return 1;
+		}
+		t->handler = sig;
+	}
+	if (ptrace(PTRACE_SINGLESTEP, t->tid, NULL, (void *)(long)sig)) {
+		perror("ptfollow: PTRACE_SINGLESTEP");
+		exit(1);
+	}
+	return 0;
+}
+
+/*
+ * The first stop after a caught signal was delivered: ptrace_notify()'s
+ * (si_code SIGTRAP, kernel/signal.c ptrace_do_notify()), not a step's
+ * trap, at the handler's first instruction; nothing retired. The
+ * deferred system call resumed there (resolve(), at the handler's first
+ * step).
+ */
+static int handler_stop(struct thread *t)
+{
+	siginfo_t si;
+	uint64_t ip = ip_of(t->tid);
+
+	memset(&si, 0, sizeof(si));
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, NULL, &si) || si.si_code != SIGTRAP) {
+		fprintf(stderr, "ptfollow: thread %d: signal %d delivered, the next stop (at %#"
+			PRIx64 ", si_code %d) is not its handler's\n", t->tid, t->handler, ip,
+			si.si_code);
+		return 1;
+	}
+	fprintf(stderr, "ptfollow: thread %d: signal %d after the system call at %#" PRIx64
+		": its handler at %#" PRIx64 "\n", t->tid, t->handler, t->d_from, ip);
+	t->handler = 0;
+	t->stepping = 0;
+	step(t);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -565,7 +697,7 @@ int main(int argc, char **argv)
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, NULL,
 	       PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL |
-	       (target ? PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC : 0));
+	       PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC);
 	if (target) {
 		t = thread_of(pid, 1);
 		unfollowed_stop(t, SIGSTOP << 8 | 0x7f, 1);
@@ -611,6 +743,19 @@ int main(int argc, char **argv)
 			step(t);
 			continue;
 		}
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8))) {
+			/*
+			 * The execve retired: the new program's first instruction
+			 * is next. The system call's exit step report comes when
+			 * it goes on, at that IP, before it executes it (x86:
+			 * SYSCALL_EXIT_TRAP, kernel/entry/common.c; arm64:
+			 * syscall_trace_exit()): nothing retired then.
+			 */
+			retired(t, ip_of(w));
+			step(t);
+			t->exec_report = 1;
+			continue;
+		}
 		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
 			/* Its last instruction (the exit syscall) did not return. */
 			if (t->stepping)
@@ -624,8 +769,22 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (WSTOPSIG(st) != SIGTRAP) {
-			fprintf(stderr, "ptfollow: thread %d got signal %d\n", w, WSTOPSIG(st));
-			return 1;
+			if (signal_stop(t, WSTOPSIG(st)))
+				return 1;
+			continue;
+		}
+		if (t->handler) {
+			if (handler_stop(t))
+				return 1;
+			continue;
+		}
+		if (t->exec_report) {
+			t->exec_report = 0;
+			if (ip_of(w) == t->from) {
+				t->stepping = 0;
+				step(t);
+				continue;
+			}
 		}
 #ifdef __aarch64__
 		/*
@@ -641,7 +800,10 @@ int main(int argc, char **argv)
 			continue;
 		}
 #endif
-		retired(t, ip_of(w));
+		if (t->kind == PTEMU_F_FAR)
+			defer(t);
+		else
+			retired(t, ip_of(w));
 		step(t);
 	}
 	fclose(gt);

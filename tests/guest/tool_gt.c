@@ -13,11 +13,23 @@
  * every decoded instruction with the ground truth, branch for branch per
  * thread (PASS <cfg>/gtcheck-gt-record).
  *
- * Two recordings of followprog: the whole program (gt-record), and with
- * an IP filter around fib() ('-c addr0=LO-HI:filter', the range from the
- * binary's symbol table; gt-filter: gtcheck --range, only fib's instructions,
+ * Recordings of followprog: the whole program (gt-record); its signal mode
+ * (gt-signal: 'followprog signal N', a SIGUSR1 handler installed with
+ * sigaction and raised runs at the exit of the system call that unblocks
+ * the signal, and returns through the libc restorer, rt_sigreturn: the
+ * ground truth has that system call going to the handler's first
+ * instruction and rt_sigreturn to the interrupted IP, where user
+ * execution resumed, ptfollow's defer(), and so must the decoded flow;
+ * the harness also checks that the ground truth with the handler left
+ * out fails, <cfg>/gtcheck-gt-signal-nohandler); and with an IP filter
+ * around fib() ('-c addr0=LO-HI:filter', the range from the binary's
+ * symbol table; gt-filter: gtcheck --range, only fib's instructions,
  * entering and leaving it where the ground truth does; x86_64 only:
- * tb_csemu's follow mode has no address ranges).
+ * tb_csemu's follow mode has no address ranges); and its fork mode
+ * (gt-fork: 'followprog fork 1', the child execs followprog 1, two
+ * threads; the tool's -p inherits to the child, the decoder follows the
+ * exec from the sideband, and the ground truth has the execve going to
+ * the new program's entry).
  *
  *   tool_gt [break]
  *
@@ -36,7 +48,7 @@
  * run-guest.sh's gtcheck-gt-plt-mutated applies.
  *
  * followprog runs two threads (recursion, a loop, calls through a
- * pointer). ptfollow starts it stopped before its first instruction and
+ * pointer; one in its signal mode). ptfollow starts it stopped before its first instruction and
  * prints "pid N"; the tool is started on N and, once it records (its
  * progress line), the program goes on. '-p' ends when the process exits.
  */
@@ -51,6 +63,9 @@
 #define PROG	"/tests/followprog"
 /* gt-plt's program (tests/guest/gtplt/): dynamically linked. */
 #define PLTPROG	"/tests/gtplt"
+
+/* followprog's mode argument before N (NULL: none), for the next run_case(). */
+static const char *mode;
 #ifdef __aarch64__
 #undef EMU
 #define EMU	"/sys/kernel/debug/tb_csemu"
@@ -163,8 +178,8 @@ static void run_case(const char *name, const char *n, const char *config, const 
 	snprintf(cap, sizeof(cap), "/tmp/cap/%s", name);
 	snprintf(gt, sizeof(gt), "/tmp/%s.txt", name);
 	snprintf(err, sizeof(err), "/tmp/%s.err", name);
-	printf("== %s: %s %s%s%s\n", name, prog, n ? n : "", config ? ", -c " : "",
-	       config ? config : "");
+	printf("== %s: %s%s%s%s%s%s%s\n", name, prog, mode ? " " : "", mode ? mode : "",
+	       n ? " " : "", n ? n : "", config ? ", -c " : "", config ? config : "");
 	TBT_CHECK(write_file(EMU "/follow_mode", "1") == 0, "follow_mode on");
 	queued = follow_stat("queued");
 
@@ -175,7 +190,10 @@ static void run_case(const char *name, const char *n, const char *config, const 
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl("/tests/ptfollow", "ptfollow", gt, prog, n, (char *)NULL);
+		if (mode)
+			execl("/tests/ptfollow", "ptfollow", gt, prog, mode, n, (char *)NULL);
+		else
+			execl("/tests/ptfollow", "ptfollow", gt, prog, n, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -295,6 +313,13 @@ int main(int argc, char **argv)
 		run_case("gt-record", "6", NULL, NULL);
 	}
 
+	/* A signal handler, run at the exit of a system call of the thread's own. */
+	if (!breaking) {
+		mode = "signal";
+		run_case("gt-signal", "4", NULL, NULL);
+		mode = NULL;
+	}
+
 	if (HAVE_PT && !breaking) {
 		TBT_CHECK(sym_range(PROG, "fib", &lo, &hi) == 0, "no fib in %s's symbol table",
 			  PROG);
@@ -317,6 +342,13 @@ int main(int argc, char **argv)
 		prog = PLTPROG;
 		run_case("gt-plt", NULL, NULL, NULL);
 		prog = PROG;
+	}
+
+	/* fork + exec: the child execs followprog 1, followed from its fork. */
+	if (!breaking) {
+		mode = "fork";
+		run_case("gt-fork", "1", NULL, NULL);
+		mode = NULL;
 	}
 
 	tbt_rmmod(HAVE_PT ? "tb_ptemu" : "tb_csemu");

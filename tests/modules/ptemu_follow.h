@@ -30,8 +30,14 @@
  * for a conditional branch, a TIP for an indirect branch or return), and
  * traps (#DB, an asynchronous event to an untraced context: FUP(next IP),
  * TIP.PGD without IP). A SYSCALL is itself a far transfer to the kernel:
- * TIP.PGD without IP; when it returns, PacketEn 0->1 again (TIP.PGE at
- * the next IP) and the #DB follows at once (FUP, TIP.PGD). Returns are
+ * TIP.PGD without IP; when user execution resumes, PacketEn 0->1 again,
+ * TIP.PGE at the IP where it resumes (SDM vol. 3C, "Packet Generation
+ * Enable (TIP.PGE)": for a CPL change to a traced one the payload is the
+ * target of the transfer), the step's 'to': the next IP, or the first
+ * instruction of a signal handler the kernel delivered at the system
+ * call's exit, or after rt_sigreturn the interrupted IP (ptfollow tells
+ * such a step once the thread's next stop shows where it resumed); and
+ * the #DB follows at once (FUP, TIP.PGD). Returns are
  * never compressed: a decoder clears its return stack at every PSB
  * (tools/perf/util/intel-pt-decoder, intel_pt_psb()), and every run here
  * starts with one, so the call of any return is before the last PSB

@@ -36,7 +36,7 @@ struct ptemu_follow_step {
 	__u32	tid;		/* the thread, in the initial pid namespace */
 	__u32	kind;		/* enum ptemu_follow_kind */
 	__u64	from;		/* the instruction's address */
-	__u64	to;		/* the next instruction's address */
+	__u64	to;		/* the next one executed (FAR: where user mode resumed) */
 	__u32	taken;		/* COND: PTEMU_FS_TAKEN if taken; arm64: flags below */
 	__u32	len;		/* the instruction's length in bytes */
 };

@@ -311,13 +311,16 @@ assert len(fib) == 2, fib
 PY
 
 # 14. The artifact channel: a ground-truth capture that is right passes, one
-#     with a flipped TNT bit fails, a snapshot is checked with gtcheck.args.
+#     with a flipped TNT bit fails, a snapshot is checked with gtcheck.args;
+#     gtprog's (a signal handler) passes, and its ground truth with the
+#     handler left out (tests/harness/nohandler.awk) fails.
 bb=$(command -v busybox || echo /bin/busybox)
 g=$t/guest-cap o=$t/run
 mkdir -p "$g" "$o" "$t/bbin"
 cp -a "$t/step1" "$g/gt-good"
 cp -a "$t/break-tnt" "$g/gt-bad"
 cp -a "$t/snap" "$g/gt-snap"
+cp -a "$t/prog" "$g/gt-sig"
 echo --snapshot >"$g/gt-snap/gtcheck.args"
 sed -n '/^send_artifacts() {/,/^}/p' "$top/tests/harness/guest-init.sh" >"$t/send.sh"
 for a in base64 md5sum wc cut; do ln -sf "$bb" "$t/bbin/$a"; done
@@ -328,6 +331,12 @@ TB_PTCHECK=$(dirname "$gtcheck")/ptcheck TB_GTCHECK=$gtcheck TB_HOST_TOOL=$tool 
 	bash "$top/tests/harness/run-guest.sh" --check-artifacts unit "$o" >"$o/out" 2>&1
 grep -q '^PASS unit/gtcheck-gt-good (2 threads, [0-9]* instructions, .* (instruction for instruction))$' "$o/out" ||
 	no "the artifact channel: gt-good did not pass: $(cat "$o/out")"
+grep -q '^PASS unit/gtcheck-gt-sig (.*)$' "$o/out" ||
+	no "the artifact channel: gt-sig did not pass: $(cat "$o/out")"
+grep -q '^PASS unit/gtcheck-gt-sig-nohandler (the ground truth without the signal handler: caught)$' \
+	"$o/out" || no "the artifact channel: gt-sig-nohandler: $(cat "$o/out")"
+grep -q 'gt-good-nohandler' "$o/out" &&
+	no "the artifact channel: a handler left out of gt-good, which has none: $(cat "$o/out")"
 grep -q '^PASS unit/gtcheck-gt-snap (.*, snapshot)$' "$o/out" ||
 	no "the artifact channel: gt-snap did not pass as a snapshot: $(cat "$o/out")"
 # The flipped bit is in a trace of a randomized process: it either makes the
