@@ -280,6 +280,57 @@ csgen cs-step1 --run 1 -- "$b/followprog-a64" 1 && same cs-step1
 for w in atom addr; do
 	csgen "cs-break-$w" --break "$w" -- "$b/followprog-a64" 2 && differs "cs-break-$w"
 done
+# An include range around fib() (TRCVIIECTLR pair 0 over TRCACVR0/1, ViewInst
+# per instruction as tb_csemu's follow mode decides it: csgen_is_traced()):
+# only fib's instructions decode, instruction for instruction and branch for
+# branch (what tool_gt's gt-filter checks on arm64); a capture that ignores
+# the range, a shifted range and a capture with one resumption of the trace
+# (Trace On, Context, Address) left out fail.
+csrange=$(aarch64-linux-gnu-nm -S "$b/followprog-a64" | awk '$4 == "fib" { print $1, $2 }' | {
+	read -r a s && printf '%x-%x' "$((0x$a))" "$((0x$a + 0x$s - 1))"; })
+if [ -z "$csrange" ]; then
+	no "CoreSight: no fib in $b/followprog-a64"
+elif csgen cs-filter --filter "$csrange" -- "$b/followprog-a64" 6; then
+	same cs-filter --range "$csrange"
+	if "$gtcheck" --branches --range "$csrange" "$t/cs-filter/gt.txt" "$t/cs-filter.json" \
+		>"$t/cs-filter-b.check" 2>&1; then
+		ok "cs-filter --branches: $(cat "$t/cs-filter-b.check")"
+	else
+		no "cs-filter --branches: $(head -n 5 "$t/cs-filter-b.check")"
+	fi
+	grep -q '"type": "insn"' "$t/cs-filter.json" || no "cs-filter: nothing decoded"
+	if grep '"type": "insn"' "$t/cs-filter.json" | grep -qv '"sym": "fib"'; then
+		no "cs-filter: an instruction outside fib() decoded"
+	fi
+	for o in "" --branches; do
+		# shellcheck disable=SC2086
+		if "$gtcheck" $o --range "$csrange" "$t/cs-fib/gt.txt" "$t/cs-fib.json" >/dev/null 2>&1; then
+			no "cs-filter $o: a capture that ignores the range passed"
+		else
+			ok "cs-filter $o: a capture that ignores the range is refused"
+		fi
+		lo=${csrange%-*}
+		# shellcheck disable=SC2086
+		if "$gtcheck" $o --range "$(printf %x $((0x$lo + 16)))-${csrange#*-}" \
+			"$t/cs-filter/gt.txt" "$t/cs-filter.json" >/dev/null 2>&1; then
+			no "cs-filter $o: a shifted range passed"
+		else
+			ok "cs-filter $o: a shifted range is refused"
+		fi
+	done
+	if csgen cs-filter-traceon --filter "$csrange" --break traceon -- "$b/followprog-a64" 6; then
+		"$tool" decode "$t/cs-filter-traceon" --insn --json >"$t/cs-filter-traceon.json" 2>/dev/null
+		for o in "" --branches; do
+			# shellcheck disable=SC2086
+			if "$gtcheck" $o --range "$csrange" "$t/cs-filter-traceon/gt.txt" \
+				"$t/cs-filter-traceon.json" >"$t/cs-filter-traceon.check" 2>&1; then
+				no "cs-filter $o: a capture without one Trace On passed"
+			else
+				ok "cs-filter $o: a capture without one Trace On is refused ($(head -n 1 "$t/cs-filter-traceon.check"))"
+			fi
+		done
+	fi
+fi
 "$tool" decode "$t/cs-fib" --calls >"$t/cs-calls.txt" || no "CoreSight: decode --calls"
 for want in '-> work (followprog-a64)' '-> fib (followprog-a64)' '<- fib  '; do
 	grep -qF -- "$want" "$t/cs-calls.txt" || no "CoreSight: decode --calls: no '$want'"
