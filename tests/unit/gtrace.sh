@@ -299,6 +299,10 @@ elif csgen cs-filter --filter "$csrange" -- "$b/followprog-a64" 6; then
 		no "cs-filter --branches: $(head -n 5 "$t/cs-filter-b.check")"
 	fi
 	grep -q '"type": "insn"' "$t/cs-filter.json" || no "cs-filter: nothing decoded"
+	# One instruction per run, each ending with its exception when traced, as
+	# the emulator's follow mode writes the steps.
+	csgen cs-filter-step1 --run 1 --filter "$csrange" -- "$b/followprog-a64" 6 &&
+		same cs-filter-step1 --range "$csrange"
 	if grep '"type": "insn"' "$t/cs-filter.json" | grep -qv '"sym": "fib"'; then
 		no "cs-filter: an instruction outside fib() decoded"
 	fi
