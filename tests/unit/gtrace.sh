@@ -374,6 +374,12 @@ cp -a "$t/step1" "$g/gt-good"
 cp -a "$t/break-tnt" "$g/gt-bad"
 cp -a "$t/snap" "$g/gt-snap"
 echo --snapshot >"$g/gt-snap/gtcheck.args"
+# A filtered capture (tool_gt's gt-filter): it passes with its range, and
+# the same flow against the range started 16 bytes later must fail.
+if [ -n "${csrange:-}" ] && [ -d "$t/cs-filter" ]; then
+	cp -a "$t/cs-filter" "$g/gt-range"
+	echo "--range $csrange" >"$g/gt-range/gtcheck.args"
+fi
 sed -n '/^send_artifacts() {/,/^}/p' "$top/tests/harness/guest-init.sh" >"$t/send.sh"
 for a in base64 md5sum wc cut; do ln -sf "$bb" "$t/bbin/$a"; done
 PATH=$t/bbin:$PATH "$bb" sh -c ". '$t/send.sh'; send_artifacts '$g'" >"$o/artifacts.log" ||
@@ -385,6 +391,12 @@ grep -q '^PASS unit/gtcheck-gt-good (2 threads, [0-9]* instructions, .* (instruc
 	no "the artifact channel: gt-good did not pass: $(cat "$o/out")"
 grep -q '^PASS unit/gtcheck-gt-snap (.*, snapshot)$' "$o/out" ||
 	no "the artifact channel: gt-snap did not pass as a snapshot: $(cat "$o/out")"
+if [ -d "$g/gt-range" ]; then
+	grep -q '^PASS unit/gtcheck-gt-range (.*, filtered)$' "$o/out" ||
+		no "the artifact channel: gt-range did not pass with its range: $(cat "$o/out")"
+	grep -q '^PASS unit/gtcheck-gt-range-range-shifted (range .* started 16 bytes later: caught)$' "$o/out" ||
+		no "the artifact channel: gt-range against a shifted range was not refused: $(cat "$o/out")"
+fi
 # The flipped bit is in a trace of a randomized process: it either makes the
 # decoder stop with an error (decode fails) or decodes to another path
 # (gtcheck fails). Both are the channel refusing the capture.
