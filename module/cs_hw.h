@@ -127,6 +127,8 @@ static inline u32 tb_etm_idr_off(unsigned int n)
 #define TB_ETM_VIIECTLR_EXCLUDE(n)	BIT(16 + (n))
 
 /* TRCACATRn: TYPE [1:0] 0 = instruction address; EXLEVEL_NS [14:12] */
+#define TB_ETM_ACATR_TYPE		GENMASK(1, 0)	/* 0b00: instruction address */
+#define TB_ETM_ACATR_CONTEXTTYPE	GENMASK(3, 2)	/* 0b00: no context comparison */
 #define TB_ETM_ACATR_EXLEVEL_S_SHIFT	8
 #define TB_ETM_ACATR_EXLEVEL_S_MASK	GENMASK(11, 8)
 #define TB_ETM_ACATR_EXLEVEL_NS_SHIFT	12

@@ -24,8 +24,9 @@
  * out fails, <cfg>/gtcheck-gt-signal-nohandler); and with an IP filter
  * around fib() ('-c addr0=LO-HI:filter', the range from the binary's
  * symbol table; gt-filter: gtcheck --range, only fib's instructions,
- * entering and leaving it where the ground truth does; x86_64 only:
- * tb_csemu's follow mode has no address ranges); and its fork mode
+ * entering and leaving it where the ground truth does; on arm64 an
+ * ETMv4 ViewInst include range, which tb_csemu's follow mode honours per
+ * instruction); and its fork mode
  * (gt-fork: 'followprog fork 1', the child execs followprog 1, two
  * threads; the tool's -p inherits to the child, the decoder follows the
  * exec from the sideband, and the ground truth has the execve going to
@@ -320,7 +321,7 @@ int main(int argc, char **argv)
 		mode = NULL;
 	}
 
-	if (HAVE_PT && !breaking) {
+	if (!breaking) {
 		TBT_CHECK(sym_range(PROG, "fib", &lo, &hi) == 0, "no fib in %s's symbol table",
 			  PROG);
 		if (!tbt_failures) {

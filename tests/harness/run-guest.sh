@@ -160,6 +160,22 @@ check_artifacts() { # id outdir
 						echo "FAIL $id/gtcheck-$c-nohandler (the ground truth without the signal handler passed)"
 					fi
 				fi
+				# A filtered capture (--range LO-HI) against the range with
+				# its start moved 16 bytes on: gtcheck must see the decoded
+				# instructions outside it, or the range proved nothing.
+				local lo hi args
+				args=$(cat "$d/gtcheck.args" 2>/dev/null)
+				if [[ $args =~ --range\ ([0-9a-fA-F]+)-([0-9a-fA-F]+) ]]; then
+					lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
+					# shellcheck disable=SC2001
+					args=$(echo "$args" | sed "s/--range [0-9a-fA-F]*-/--range $(printf %x $((0x$lo + 16)))-/")
+					# shellcheck disable=SC2086
+					if ! "$gtc" $args "$d/gt.txt" "$d.insn" >"$d.gtcheck-range" 2>&1; then
+						echo "PASS $id/gtcheck-$c-range-shifted (range $lo-$hi started 16 bytes later: caught)"
+					else
+						echo "FAIL $id/gtcheck-$c-range-shifted (the range started 16 bytes later passed)"
+					fi
+				fi
 			else
 				echo "FAIL $id/gtcheck-$c"
 				sed 's/^/    /' "$d.gtcheck" | head -n 40

@@ -134,9 +134,10 @@
  *    AUX or table page) is a violation, and capture stops with MemErr
  *    instead of writing. This is the tests' oracle for DMA after free,
  *    not hardware behaviour (csemu_pa_freed()).
- *  - TRCVISSCTLR (ViewInst start/stop) is stored but not modelled: the
- *    generator filters on TRCVICTLR and TRCVIIECTLR only (and on
- *    TRFCR_EL1's ELs, taken at TRCPRGCTLR.EN 0->1).
+ *  - The synthetic generator does not model TRCVISSCTLR (ViewInst
+ *    start/stop): it filters on TRCVICTLR and TRCVIIECTLR only (and on
+ *    TRFCR_EL1's ELs, taken at TRCPRGCTLR.EN 0->1); follow mode
+ *    (csemu_follow.h) evaluates start/stop too.
  *  - Flushing, stopping or disabling a sink while an ETM feeding it has
  *    cleared EN but is not yet IDLE is a violation (its stop bytes are
  *    dropped): the drain indicator is TRCSTATR.IDLE (IHI0064).
@@ -282,6 +283,7 @@ enum csemu_viol {
 	CV_TMC_SG_RWP,
 	CV_HIP08_FULL,
 	CV_IMPDEF_UNDEF,
+	CV_VIEWINST_AC,
 	CV_NR
 };
 

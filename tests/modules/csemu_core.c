@@ -128,6 +128,7 @@ static const char * const csemu_viol_msg[CV_NR] = {
 	[CV_PM_LOST] = "CPU powered down with its ETM enabled and not saved: context lost",
 	[CV_HIP08_FULL] = "Hip08 ETM enabled with its core at full commit rate (it overflows)",
 	[CV_IMPDEF_UNDEF] = "Hip08 core commit register accessed on another core (UNDEFINED)",
+	[CV_VIEWINST_AC] = "ViewInst uses an unimplemented or non-instruction address comparator",
 	[CV_TMC_SG_RWP] = "scatter-gather capture started with RWP past the table's first page start",
 };
 

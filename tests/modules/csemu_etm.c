@@ -54,8 +54,10 @@ static void csemu_etm_cfg(const struct csemu_etm *e, struct csgen_cfg *cfg)
 	cfg->configr = e->regs[TB_ETM_TRCCONFIGR / 4];
 	cfg->victlr = e->regs[TB_ETM_TRCVICTLR / 4];
 	cfg->viiectlr = e->regs[TB_ETM_TRCVIIECTLR / 4];
-	for (i = 0; i < ARRAY_SIZE(cfg->acvr); i++)
+	for (i = 0; i < ARRAY_SIZE(cfg->acvr); i++) {
 		cfg->acvr[i] = csemu_etm_reg64(e, TB_ETM_TRCACVR(i));
+		cfg->acatr[i] = csemu_etm_reg64(e, TB_ETM_TRCACATR(i));
+	}
 	cfg->ccctlr = e->regs[TB_ETM_TRCCCCTLR / 4];
 	cfg->syncpr = csemu_syncpr_ro ? CSEMU_SYNCPR_RO : e->regs[TB_ETM_TRCSYNCPR / 4];
 	cfg->tsctlr = e->regs[TB_ETM_TRCTSCTLR / 4];
@@ -138,6 +140,29 @@ static void csemu_etm_drained(struct csemu_etm *e)
 	e->ndrain = 0;
 }
 
+/*
+ * The address comparators ViewInst uses, as the unit is enabled (IHI0064):
+ * TRCVIIECTLR.INCLUDE/EXCLUDE bit n and TRCVISSCTLR.START/STOP bit n
+ * are RES0 where TRCIDR4.NUMACPAIRS does not implement pair n / single
+ * comparator n; a comparator ViewInst uses compares instruction addresses
+ * (TRCACATRn.TYPE 0b00: the other encodings are data address comparisons,
+ * reserved where TRCIDR4.SUPPDAC is 0, as here).
+ */
+static bool csemu_etm_viewinst_ok(const struct csemu_etm *e)
+{
+	u32 iectl = e->regs[TB_ETM_TRCVIIECTLR / 4], ssctl = e->regs[TB_ETM_TRCVISSCTLR / 4];
+	u32 pairs = (iectl | (iectl >> 16)) & 0xff, singles = (ssctl | (ssctl >> 16)) & 0xffff;
+	unsigned int n;
+
+	if ((pairs >> csemu_nr_ranges) || (singles >> (2 * csemu_nr_ranges)))
+		return false;
+	for (n = 0; n < 2 * csemu_nr_ranges; n++)
+		if (((pairs >> (n / 2)) & 1 || (singles >> n) & 1) &&
+		    (e->regs[TB_ETM_TRCACATR(n) / 4] & TB_ETM_ACATR_TYPE))
+			return false;
+	return true;
+}
+
 /* TRCPRGCTLR.EN 0->1. */
 static void csemu_etm_enable(struct csemu_etm *e)
 {
@@ -156,6 +181,8 @@ static void csemu_etm_enable(struct csemu_etm *e)
 		csemu_violation(&e->c, CV_EN_SINK);
 	if (csemu_hip08 && !FIELD_GET(TB_HIP08_COMMIT_MASK, e->commit))
 		csemu_violation(&e->c, CV_HIP08_FULL);
+	if (!csemu_etm_viewinst_ok(e))
+		csemu_violation(&e->c, CV_VIEWINST_AC);
 	WRITE_ONCE(e->en, true);
 	e->en_lag = CSEMU_LAG_READS;
 	e->idle0_pend = true;

@@ -36,8 +36,10 @@
  *                 during which no EL0 instruction of the thread is traced
  *                 (a run in the kernel only, or a drain cycle's) writes
  *                 nothing
- *   each step     the ERET to EL0 makes ViewInst active (TRCVICTLR
- *                 traces EL0 only): Trace On, Context (EL0, AArch64,
+ *   each step     of an instruction ViewInst traces (the ERET to EL0
+ *                 makes it active: TRCVICTLR traces EL0 only; the
+ *                 address comparators decide per instruction,
+ *                 csemu_follow_step_pkts()): Trace On, Context (EL0, AArch64,
  *                 Non-secure; VMID 0 with TRCCONFIGR.VMID, CONTEXTIDR_EL1
  *                 with TRCCONFIGR.CID) and the 64-bit Address of the
  *                 instruction (IHI0064 "Trace On element": after a gap in
@@ -66,11 +68,17 @@
  * compression, IHI0064 "Address packets").
  *
  * Honoured: TRCVICTLR.EXLEVEL_NS(0) and FEAT_TRF's TRFCR_EL1.E0TRE
- * (nothing when EL0 is not traced; csemu_etm_cfg() merges them), CID,
- * VMID, TS, BB, RS, TRCSYNCPR. Not modelled (counted in unsupported, and
- * nothing is written for the step): EL1 traced (kernel flow is not
- * visible to ptrace), cycle counting (TRCCONFIGR.CCI), ViewInst address
- * ranges and start/stop (TRCVIIECTLR, TRCVISSCTLR).
+ * (nothing when EL0 is not traced; csemu_etm_cfg() merges them), the
+ * ViewInst event (resource 0 FALSE or 1 TRUE), ViewInst include/exclude
+ * ranges (TRCVIIECTLR over TRCACVRn/TRCACATRn pairs) and start/stop
+ * (TRCVISSCTLR, TRCVICTLR.SSSTATUS) per instruction, CID, VMID, TS, BB,
+ * RS, TRCSYNCPR. Not modelled (counted in unsupported, and nothing is
+ * written for the step): EL1 traced (kernel flow is not visible to
+ * ptrace), cycle counting (TRCCONFIGR.CCI), other ViewInst events,
+ * comparators that also compare the context (TRCACATRn.CONTEXTTYPE), an
+ * instruction at both a start and a stop point. Comparators ViewInst
+ * uses that are not implemented or not instruction address comparators
+ * are violations at EN 0->1 (csemu_etm_viewinst_ok()).
  *
  * debugfs: follow (w, struct ptemu_follow_step records; kind
  * PTEMU_F_RESET forgets every queue), follow_mode (rw bool),
@@ -105,6 +113,9 @@ struct csemu_fthread {
 /* Per ETM: its packet stream's state. Under csemu_lock. */
 struct csemu_fetm {
 	struct csgen g;			/* cfg and what csgen_derive() makes of it */
+	u32 vissctlr;			/* TRCVISSCTLR of the enable */
+	bool started;			/* the ViewInst start/stop logic's state */
+	bool enabled;			/* csemu_follow_enable() set this up */
 	bool need_sync;			/* EN 0->1: nothing traced yet */
 	u64 since_sync;			/* bytes since the last A-sync */
 	u64 steps, bytes;		/* written */
@@ -168,19 +179,96 @@ static unsigned int csemu_follow_trace_on(struct csemu_fetm *f, u8 *buf, u64 at)
 	return n + csemu_follow_addr(buf + n, at);
 }
 
-/* The packets of one retired instruction; 0 when nothing is traced. */
-static unsigned int csemu_follow_step_pkts(struct csemu_etm *e, struct csemu_fetm *f,
+/*
+ * What follow mode cannot evaluate: EL1 traced, cycle counting, a ViewInst
+ * event other than resource 0 (FALSE) or 1 (TRUE), an address comparator
+ * ViewInst uses that also compares the context (TRCACATRn.CONTEXTTYPE).
+ */
+static bool csemu_follow_unsupported(const struct csemu_fetm *f)
+{
+	const struct csgen_cfg *c = &f->g.cfg;
+	u32 iectl = c->viiectlr, ss = f->vissctlr;
+	u32 pairs = (iectl | (iectl >> 16)) & 0xff, singles = (ss | (ss >> 16)) & 0xffff;
+	unsigned int n;
+
+	if (!(c->victlr & TB_ETM_VICTLR_EXLEVEL_NS(1)) || f->g.cci ||
+	    (c->victlr & TB_ETM_VICTLR_EVENT) > TB_ETM_VICTLR_EVENT_TRUE)
+		return true;
+	for (n = 0; n < ARRAY_SIZE(c->acatr); n++)
+		if (((pairs >> (n / 2)) & 1 || (singles >> n) & 1) &&
+		    (c->acatr[n] & TB_ETM_ACATR_CONTEXTTYPE))
+			return true;
+	return false;
+}
+
+/*
+ * ViewInst for the EL0 instruction at addr (IHI0064, "The ViewInst
+ * function"): active when the ViewInst event is (TRCVICTLR.EVENT, resource
+ * 1 is TRUE), EL0 is not excluded (TRCVICTLR.EXLEVEL_NS), the
+ * include/exclude ranges pass (TRCVIIECTLR over TRCACVR/TRCACATR pairs,
+ * csgen_is_traced(), as the synthetic generator decides) and the
+ * start/stop logic is started (TRCVISSCTLR, csgen_ss_step()). *both is
+ * set when the instruction matches both a start and a stop comparator,
+ * which is not modelled.
+ *
+ * Start/stop ("ViewInst start/stop control"): its state is
+ * TRCVICTLR.SSSTATUS at the enable and follows the instructions the PE
+ * executes, whether or not they are traced; the instruction at a start
+ * point is traced (the logic is started from it on), the one at a stop
+ * point is traced too and the logic is stopped after it. Single address
+ * comparator k matches the instruction at TRCACVRk exactly, at an EL its
+ * TRCACATRk allows (csgen_ac_match()). The state is written back to
+ * TRCVICTLR.SSSTATUS, where the kernel's etm4_disable_hw() reads it.
+ */
+static bool csemu_follow_viewinst(struct csemu_fetm *f, u64 addr, bool *both)
+{
+	const struct csgen_cfg *c = &f->g.cfg;
+	bool ss = csgen_ss_step(c, f->vissctlr, &f->started, addr, 0, both);
+
+	return ss && (c->victlr & TB_ETM_VICTLR_EVENT) == TB_ETM_VICTLR_EVENT_TRUE &&
+	       csgen_is_traced(&f->g, addr, 0);
+}
+
+/*
+ * The packets of one retired instruction; 0 when nothing is traced.
+ *
+ * ViewInst decides per instruction (csemu_follow_viewinst()). An
+ * instruction it excludes writes nothing, and neither does the
+ * software step exception (or the SVC) after it: IHI0064 traces an
+ * exception when the instruction or exception immediately before it is
+ * traced (as TRCVICTLR.TRCERR and TRCRESET describe for SError and reset
+ * when 0); the thread's next traced instruction starts, as every step
+ * does, with Trace On, Context and Address ("Trace On element": after a
+ * gap, an Address element before the next P0 element).
+ *
+ * A traced branch that leaves the traced code (to an instruction ViewInst
+ * excludes): its atom, and for a taken indirect branch or return the
+ * Address of the target, then the software step exception with the
+ * target as its preferred return address, traced since the branch before
+ * it was. IHI0064 leaves open here whether the target Address of the
+ * last traced indirect branch is output when ViewInst is inactive for
+ * the target; it is, because the traced exception that follows at once
+ * needs it: without it a decoder walks from the instruction after the
+ * branch to the exception's return address (OpenCSD's processException()).
+ * The target instruction itself is never traced, and nothing is
+ * traced until the thread's next instruction ViewInst includes.
+ */
+static unsigned int csemu_follow_step_pkts(struct csemu_fetm *f,
 					   const struct ptemu_follow_step *s, u8 *buf)
 {
 	const struct csgen_cfg *c = &f->g.cfg;
-	bool taken = s->taken & PTEMU_FS_TAKEN;
+	bool taken = s->taken & PTEMU_FS_TAKEN, both;
 	unsigned int n = 0;
 
 	if (c->victlr & TB_ETM_VICTLR_EXLEVEL_NS(0))
 		return 0;			/* EL0 not traced */
-	if (!(c->victlr & TB_ETM_VICTLR_EXLEVEL_NS(1)) || f->g.cci || c->viiectlr ||
-	    e->regs[TB_ETM_TRCVISSCTLR / 4]) {
+	if (csemu_follow_unsupported(f)) {
 		csemu_follow.unsupported++;
+		return 0;
+	}
+	if (!csemu_follow_viewinst(f, s->from, &both) || both) {
+		if (both)
+			csemu_follow.unsupported++;
 		return 0;
 	}
 	if (f->need_sync || (f->g.sync_period && f->since_sync >= f->g.sync_period))
@@ -213,6 +301,9 @@ static void csemu_follow_enable(struct csemu_etm *e, const struct csgen_cfg *cfg
 	memset(&f->g, 0, sizeof(f->g));
 	f->g.cfg = *cfg;
 	csgen_derive(&f->g);
+	f->vissctlr = e->regs[TB_ETM_TRCVISSCTLR / 4];
+	f->started = cfg->victlr & TB_ETM_VICTLR_SSSTATUS;
+	f->enabled = true;
 	f->need_sync = true;
 	e->nstart = 0;
 }
@@ -235,11 +326,18 @@ static void csemu_follow_flush(struct csemu_etm *e)
 			t = &csemu_follow.th[i];
 	while (t && t->tail != t->head) {
 		s = t->q[t->tail++ % CSEMU_FQUEUE];
-		n = csemu_follow_step_pkts(e, f, &s, buf);
+		n = csemu_follow_step_pkts(f, &s, buf);
 		csemu_etm_emit(e, buf, n);
 		f->steps++;
 		f->bytes += n;
 	}
+	/* TRCVICTLR.SSSTATUS: the start/stop logic's state, read while idle. */
+	if (!f->enabled)
+		return;
+	f->enabled = false;
+	e->regs[TB_ETM_TRCVICTLR / 4] &= ~TB_ETM_VICTLR_SSSTATUS;
+	if (f->started)
+		e->regs[TB_ETM_TRCVICTLR / 4] |= TB_ETM_VICTLR_SSSTATUS;
 }
 
 static void csemu_follow_add(const struct ptemu_follow_step *s)

@@ -68,7 +68,10 @@
  * a block is traced unless TRCVICTLR.EXLEVEL_NS excludes its EL (bit 20 + EL),
  * or it is in an exclude range (TRCVIIECTLR[19:16], pairs 0..3), or include
  * ranges are selected (TRCVIIECTLR[3:0]) and it is in none of them. A range
- * pair n is acvr[2n] <= address <= acvr[2n + 1]. Trace stops after the
+ * pair n is acvr[2n] <= address <= acvr[2n + 1], and matches only at an EL
+ * that neither comparator's TRCACATR.EXLEVEL_NS excludes (csgen_in_ranges():
+ * tb_csemu's follow mode decides per instruction with the same functions,
+ * and its start/stop logic with csgen_ss_step()). Trace stops after the
  * taken branch (or the exception packet) that leaves the last traced block
  * and restarts with Trace On, Context and the address where tracing resumes.
  *
@@ -161,6 +164,9 @@
 #define CSGEN_NR_RANGES		4
 #define CSGEN_VIIECTLR_EXCL_SHIFT	16
 
+/* TRCACATRn.EXLEVEL_NS: bit CSGEN_ACATR_EXLEVEL_NS_SHIFT + EL, no match at EL. */
+#define CSGEN_ACATR_EXLEVEL_NS_SHIFT	12
+
 /* Where the synthetic program lives: four 4 GiB regions. */
 #define CSGEN_REGION_USER	0	/* EL0: program text */
 #define CSGEN_REGION_ULIB	1	/* EL0: shared libraries */
@@ -215,6 +221,7 @@ struct csgen_cfg {		/* what the ETM was programmed with */
 	u32 victlr;		/* TRCVICTLR: EXLEVEL_NS exclude bits [23:20] */
 	u32 viiectlr;		/* TRCVIIECTLR include [3:0], exclude [19:16] */
 	u64 acvr[8];		/* TRCACVRn: pair n is acvr[2n]..acvr[2n + 1] */
+	u64 acatr[8];		/* TRCACATRn: EXLEVEL_NS [15:12] (0: every EL) */
 	u32 ccctlr;		/* TRCCCCTLR threshold [11:0] */
 	u32 syncpr;		/* TRCSYNCPR: sync every 2^syncpr bytes, 0 never */
 	u32 tsctlr;		/* TRCTSCTLR: != 0 periodic timestamps */
@@ -448,18 +455,80 @@ static inline void csgen_init(struct csgen *g, u32 seed, u32 cpu)
 	g->pos = 1;
 }
 
-/* Is a block at addr, at exception level el, traced? */
-static inline bool csgen_in_ranges(const struct csgen *g, u64 addr, u32 pairs)
+/*
+ * Does address comparator n take part at exception level el? Not where its
+ * TRCACATRn.EXLEVEL_NS bit for el is set (IHI0064, TRCACATRn: the
+ * comparator never matches in an EL it excludes).
+ */
+static inline bool csgen_ac_el(const struct csgen_cfg *c, unsigned int n, u32 el)
 {
+	return !((c->acatr[n] >> (CSGEN_ACATR_EXLEVEL_NS_SHIFT + el)) & 1);
+}
+
+/* Single address comparator n matches the instruction at addr, at el. */
+static inline bool csgen_ac_match(const struct csgen_cfg *c, unsigned int n, u64 addr,
+				  u32 el)
+{
+	return n < 2 * CSGEN_NR_RANGES && csgen_ac_el(c, n, el) && addr == c->acvr[n];
+}
+
+/*
+ * ViewInst's start/stop logic (IHI0064, "ViewInst start/stop control")
+ * for the instruction at addr, at exception level el, with TRCVISSCTLR
+ * vissctlr (START [15:0], STOP [31:16], one bit per single address
+ * comparator): *started is the logic's state before the instruction
+ * (TRCVICTLR.SSSTATUS at the enable) and after it. The instruction at a
+ * start point is traced (started from it on), the one at a stop point
+ * too (stopped after it). Returns whether the logic lets the instruction
+ * be traced; *both: it is both a start and a stop point (the callers do
+ * not model that).
+ */
+static inline bool csgen_ss_step(const struct csgen_cfg *c, u32 vissctlr, bool *started,
+				 u64 addr, u32 el, bool *both)
+{
+	bool start = false, stop = false, active;
+	unsigned int k;
+
+	for (k = 0; k < 2 * CSGEN_NR_RANGES; k++) {
+		if (((vissctlr >> k) & 1) && csgen_ac_match(c, k, addr, el))
+			start = true;
+		if (((vissctlr >> (16 + k)) & 1) && csgen_ac_match(c, k, addr, el))
+			stop = true;
+	}
+	*both = start && stop;
+	if (start)
+		*started = true;
+	active = *started;
+	if (stop)
+		*started = false;
+	return active;
+}
+
+/*
+ * Is addr, at exception level el, in one of the range pairs selected in
+ * pairs? Pair n: acvr[2n] <= addr <= acvr[2n + 1] (IHI0064, address range
+ * comparators; a pair whose low address is above its high one matches
+ * nothing), at an EL neither comparator's TRCACATR excludes (where the two
+ * differ, the stricter of them).
+ */
+static inline bool csgen_in_ranges(const struct csgen *g, u64 addr, u32 pairs, u32 el)
+{
+	const struct csgen_cfg *c = &g->cfg;
 	unsigned int i;
 
 	for (i = 0; i < CSGEN_NR_RANGES; i++)
-		if ((pairs >> i) & 1 && addr >= g->cfg.acvr[2 * i] &&
-		    addr <= g->cfg.acvr[2 * i + 1])
+		if ((pairs >> i) & 1 && addr >= c->acvr[2 * i] && addr <= c->acvr[2 * i + 1] &&
+		    csgen_ac_el(c, 2 * i, el) && csgen_ac_el(c, 2 * i + 1, el))
 			return true;
 	return false;
 }
 
+/*
+ * ViewInst's exception-level and include/exclude parts for an instruction
+ * (or a block) at addr, at exception level el (IHI0064, the ViewInst
+ * function: TRCVICTLR.EXLEVEL_NS, TRCVIIECTLR: with no include range
+ * selected everything not excluded is included).
+ */
 static inline bool csgen_is_traced(const struct csgen *g, u64 addr, u32 el)
 {
 	u32 inc = g->cfg.viiectlr & 0xf;
@@ -467,9 +536,9 @@ static inline bool csgen_is_traced(const struct csgen *g, u64 addr, u32 el)
 
 	if ((g->cfg.victlr >> (CSGEN_VICTLR_EXLEVEL_NS_SHIFT + el)) & 1)
 		return false;
-	if (exc && csgen_in_ranges(g, addr, exc))
+	if (exc && csgen_in_ranges(g, addr, exc, el))
 		return false;
-	return !inc || csgen_in_ranges(g, addr, inc);
+	return !inc || csgen_in_ranges(g, addr, inc, el);
 }
 
 static inline void csgen_derive(struct csgen *g)

@@ -1086,6 +1086,69 @@ static void test_rejects(void)
 	cap_free(&c);
 }
 
+/*
+ * ViewInst per instruction, as tb_csemu's follow mode evaluates it
+ * (csemu_follow.h): ranges with TRCACATR's ELs, exclude over include,
+ * start/stop points.
+ */
+static void test_viewinst(void)
+{
+	struct csgen g;
+	bool started, both;
+	u64 lo = CSGEN_USER_BASE + 0x100, hi = CSGEN_USER_BASE + 0x1fc;
+
+	memset(&g, 0, sizeof(g));
+	csgen_cfg_default(&g.cfg);
+	g.cfg.viiectlr = 0x1;				/* include pair 0 */
+	g.cfg.acvr[0] = lo;
+	g.cfg.acvr[1] = hi;
+	CHECK(csgen_is_traced(&g, lo, 0) && csgen_is_traced(&g, hi, 0));
+	CHECK(!csgen_is_traced(&g, lo - 4, 0) && !csgen_is_traced(&g, hi + 4, 0));
+	CHECK(csgen_is_traced(&g, lo, 1));
+	/* TRCACATR0.EXLEVEL_NS(1): the pair matches at EL0 only. */
+	g.cfg.acatr[0] = 1u << (CSGEN_ACATR_EXLEVEL_NS_SHIFT + 1);
+	CHECK(csgen_is_traced(&g, lo, 0) && !csgen_is_traced(&g, lo, 1));
+	g.cfg.acatr[0] = 0;
+	/* TRCVICTLR.EXLEVEL_NS(0): nothing at EL0, in range or not. */
+	g.cfg.victlr = CSGEN_VICTLR_EXCL_EL0;
+	CHECK(!csgen_is_traced(&g, lo, 0));
+	g.cfg.victlr = 0;
+	/* Exclude pair 1 inside include pair 0: excluded. */
+	g.cfg.acvr[2] = lo + 0x40;
+	g.cfg.acvr[3] = lo + 0x7c;
+	g.cfg.viiectlr = 0x1 | 0x2 << CSGEN_VIIECTLR_EXCL_SHIFT;
+	CHECK(!csgen_is_traced(&g, lo + 0x40, 0) && csgen_is_traced(&g, lo + 0x80, 0));
+	/* No include range: all but the excluded. */
+	g.cfg.viiectlr = 0x2 << CSGEN_VIIECTLR_EXCL_SHIFT;
+	CHECK(csgen_is_traced(&g, CSGEN_KERN_BASE, 1) && !csgen_is_traced(&g, lo + 0x44, 0));
+	/* A pair whose low address is above its high one matches nothing. */
+	g.cfg.acvr[0] = hi;
+	g.cfg.acvr[1] = lo;
+	g.cfg.viiectlr = 0x1;
+	CHECK(!csgen_is_traced(&g, lo, 0) && !csgen_is_traced(&g, hi, 0));
+
+	/* Start at comparator 0 (lo), stop at comparator 1 (hi): both traced. */
+	g.cfg.acvr[0] = lo;
+	g.cfg.acvr[1] = hi;
+	started = false;
+	CHECK(!csgen_ss_step(&g.cfg, 0x1 | 0x2 << 16, &started, lo - 4, 0, &both) && !started);
+	CHECK(csgen_ss_step(&g.cfg, 0x1 | 0x2 << 16, &started, lo, 0, &both) && started && !both);
+	CHECK(csgen_ss_step(&g.cfg, 0x1 | 0x2 << 16, &started, lo + 4, 0, &both) && started);
+	CHECK(csgen_ss_step(&g.cfg, 0x1 | 0x2 << 16, &started, hi, 0, &both) && !started);
+	CHECK(!csgen_ss_step(&g.cfg, 0x1 | 0x2 << 16, &started, hi + 4, 0, &both) && !started);
+	/* A comparator whose TRCACATR excludes the EL matches nothing there. */
+	g.cfg.acatr[0] = 1u << CSGEN_ACATR_EXLEVEL_NS_SHIFT;
+	CHECK(!csgen_ss_step(&g.cfg, 0x1, &started, lo, 0, &both) && !started);
+	CHECK(csgen_ss_step(&g.cfg, 0x1, &started, lo, 1, &both) && started);
+	/* Without start/stop points the state stays as it was programmed. */
+	CHECK(csgen_ss_step(&g.cfg, 0, &started, lo, 0, &both) && started);
+	/* One instruction at a start and a stop point: said. */
+	g.cfg.acatr[0] = 0;
+	started = false;
+	csgen_ss_step(&g.cfg, 0x1 | 0x1 << 16, &started, lo, 0, &both);
+	CHECK(both);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -1101,6 +1164,7 @@ int main(int argc, char **argv)
 	test_matrix();
 	test_breaks();
 	test_rejects();
+	test_viewinst();
 	if (!check_failures)
 		printf("csgen: ok\n");
 	return check_done();

@@ -4,7 +4,8 @@
  * natively, with the ground truth of what it executed: the CoreSight
  * counterpart of gtgen.c.
  *
- *   csgtgen [--seed N] [--run N] [--break atom|addr] DIR PROG [ARGS...]
+ *   csgtgen [--seed N] [--run N] [--filter LO-HI] [--break atom|addr|traceon]
+ *           DIR PROG [ARGS...]
  *
  * PROG, a statically linked AArch64 program (not position-independent),
  * runs under QEMU's user-mode emulator (qemu-aarch64 -singlestep -d
@@ -41,8 +42,18 @@
  * QEMU logs a block again when it restarts it: consecutive entries of one
  * address count once (the programs have no branch to itself).
  *
+ * --filter LO-HI: the ETMs trace only the instructions in [LO, HI] (hex),
+ * an include range (TRCVIIECTLR pair 0 over TRCACVR0/1), decided per
+ * instruction by csemu_gen.h's csgen_is_traced() as tb_csemu's follow mode
+ * decides (csemu_follow.h): an instruction outside writes nothing; the
+ * first one traced after it starts with Trace On, Context, Address (IHI0064,
+ * the Trace On element); a traced taken indirect branch keeps the Address
+ * of its target wherever that is; an exception (SVC, the end of a run) is
+ * traced only if the instruction before it was.
+ *
  * --break atom: one atom inverted; --break addr: one indirect branch's
- * target off by 4. Prints "insns N runs N threads N".
+ * target off by 4; --break traceon: one resumption of the trace (Trace On,
+ * Context, Address) left out. Prints "insns N runs N threads N".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +101,8 @@ static unsigned int nthr, max_run = 32;
 static uint32_t rng = 0x9e3779b9;
 static const char *dir, *breakwhat = "";
 static uint64_t clk = 1000000000, nruns, ninsns, brk_at = 3000, brk_done;
+static struct csgen filt;		/* --filter: its ViewInst configuration */
+static bool filtering;
 static FILE *gt, *data_f, *aux_f, *side;
 static uint64_t data_bytes, records, spans, pos;
 static uint8_t *image;			/* the executable's bytes */
@@ -324,6 +337,10 @@ static void addr64(uint64_t a)
 static void trace_on(uint64_t a)
 {
 	flush_atoms();
+	if (!strcmp(breakwhat, "traceon") && ninsns >= brk_at && !brk_done) {
+		brk_done = 1;
+		return;
+	}
 	pkt[npkt++] = 0x04;			/* Trace On */
 	pkt[npkt++] = 0x81;			/* Context */
 	pkt[npkt++] = 0x30;			/* EL0, AArch64 (SF), NS */
@@ -400,7 +417,7 @@ static void run(unsigned int ti, unsigned int cpu, size_t n)
 	unsigned int tid = 2000 + ti;
 	struct tracebuf_rec_aux a;
 	size_t i;
-	bool ended_svc = false;
+	bool ended_svc = false, tracing, traced = false;
 
 	clk += 10;
 	sw_rec(cpu, tid, 0);
@@ -409,14 +426,21 @@ static void run(unsigned int ti, unsigned int cpu, size_t n)
 	npkt = 0;
 	npkt += csgen_enc_async(pkt);
 	npkt += csgen_enc_tinfo(pkt + npkt, false, 0);
-	trace_on(t->pc[t->next].pc);
-	flush_pkt(cpu);
+	tracing = false;
 	for (i = 0; i < n && t->next < t->n; i++, t->next++) {
 		uint64_t pc = t->pc[t->next].pc;
 		uint64_t to = t->next + 1 < t->n ? t->pc[t->next + 1].pc : 0;
 		bool p0, call, taken = to != pc + 4;
 		unsigned int k = kind_of(pc, &p0, &call);
 		const uint8_t *c = code_at(pc);
+
+		/* ViewInst for this instruction; after a gap, Trace On first. */
+		traced = !filtering || csgen_is_traced(&filt, pc, 0);
+		if (traced && !tracing)
+			trace_on(pc);
+		tracing = traced;
+		if (!i)
+			flush_pkt(cpu);
 
 		clk += 10;
 		ninsns++;
@@ -434,11 +458,11 @@ static void run(unsigned int ti, unsigned int cpu, size_t n)
 		}
 		ended_svc = false;
 		if (k == K_FAR) {
-			exception(EXC_CALL, pc + 4);
-			if (to && i + 1 < n)
-				trace_on(to);
+			if (traced)
+				exception(EXC_CALL, pc + 4);
+			tracing = false;	/* back at EL0: Trace On again */
 			ended_svc = true;
-		} else if (p0) {
+		} else if (p0 && traced) {
 			atom(taken || k == K_OTHER);
 			if (taken && (k == K_IND || k == K_RET)) {
 				uint64_t target = to;
@@ -453,8 +477,11 @@ static void run(unsigned int ti, unsigned int cpu, size_t n)
 		if (npkt > 128)
 			flush_pkt(cpu);
 	}
-	/* Switched out: interrupted where it resumes (an SVC said it already). */
-	if (!ended_svc && t->next < t->n)
+	/*
+	 * Switched out: interrupted where it resumes (an SVC said it already),
+	 * traced if the instruction before the interrupt was.
+	 */
+	if (!ended_svc && t->next < t->n && traced)
 		exception(EXC_IRQ, t->pc[t->next].pc);
 	flush_atoms();
 	flush_pkt(cpu);
@@ -524,8 +551,21 @@ int main(int argc, char **argv)
 			max_run = (unsigned int)strtoul(argv[a + 1], NULL, 0);
 		else if (!strcmp(argv[a], "--break"))
 			breakwhat = argv[a + 1];
-		else
+		else if (!strcmp(argv[a], "--filter")) {
+			unsigned long long lo, hi;
+
+			if (sscanf(argv[a + 1], "%llx-%llx", &lo, &hi) != 2 || lo > hi)
+				return 2;
+			/* TRCVIIECTLR.INCLUDE pair 0: TRCACVR0..TRCACVR1, EL0 (TRCVICTLR). */
+			csgen_cfg_default(&filt.cfg);
+			filt.cfg.victlr = CSGEN_VICTLR_EXCL_EL1;
+			filt.cfg.viiectlr = 1;
+			filt.cfg.acvr[0] = lo;
+			filt.cfg.acvr[1] = hi;
+			filtering = true;
+		} else {
 			return 2;
+		}
 	}
 	if (argc - a < 2 || !max_run)
 		return 2;

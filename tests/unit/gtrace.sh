@@ -280,6 +280,61 @@ csgen cs-step1 --run 1 -- "$b/followprog-a64" 1 && same cs-step1
 for w in atom addr; do
 	csgen "cs-break-$w" --break "$w" -- "$b/followprog-a64" 2 && differs "cs-break-$w"
 done
+# An include range around fib() (TRCVIIECTLR pair 0 over TRCACVR0/1, ViewInst
+# per instruction as tb_csemu's follow mode decides it: csgen_is_traced()):
+# only fib's instructions decode, instruction for instruction and branch for
+# branch (what tool_gt's gt-filter checks on arm64); a capture that ignores
+# the range, a shifted range and a capture with one resumption of the trace
+# (Trace On, Context, Address) left out fail.
+csrange=$(aarch64-linux-gnu-nm -S "$b/followprog-a64" | awk '$4 == "fib" { print $1, $2 }' | {
+	read -r a s && printf '%x-%x' "$((0x$a))" "$((0x$a + 0x$s - 1))"; })
+if [ -z "$csrange" ]; then
+	no "CoreSight: no fib in $b/followprog-a64"
+elif csgen cs-filter --filter "$csrange" -- "$b/followprog-a64" 6; then
+	same cs-filter --range "$csrange"
+	if "$gtcheck" --branches --range "$csrange" "$t/cs-filter/gt.txt" "$t/cs-filter.json" \
+		>"$t/cs-filter-b.check" 2>&1; then
+		ok "cs-filter --branches: $(cat "$t/cs-filter-b.check")"
+	else
+		no "cs-filter --branches: $(head -n 5 "$t/cs-filter-b.check")"
+	fi
+	grep -q '"type": "insn"' "$t/cs-filter.json" || no "cs-filter: nothing decoded"
+	# One instruction per run, each ending with its exception when traced, as
+	# the emulator's follow mode writes the steps.
+	csgen cs-filter-step1 --run 1 --filter "$csrange" -- "$b/followprog-a64" 6 &&
+		same cs-filter-step1 --range "$csrange"
+	if grep '"type": "insn"' "$t/cs-filter.json" | grep -qv '"sym": "fib"'; then
+		no "cs-filter: an instruction outside fib() decoded"
+	fi
+	for o in "" --branches; do
+		# shellcheck disable=SC2086
+		if "$gtcheck" $o --range "$csrange" "$t/cs-fib/gt.txt" "$t/cs-fib.json" >/dev/null 2>&1; then
+			no "cs-filter $o: a capture that ignores the range passed"
+		else
+			ok "cs-filter $o: a capture that ignores the range is refused"
+		fi
+		lo=${csrange%-*}
+		# shellcheck disable=SC2086
+		if "$gtcheck" $o --range "$(printf %x $((0x$lo + 16)))-${csrange#*-}" \
+			"$t/cs-filter/gt.txt" "$t/cs-filter.json" >/dev/null 2>&1; then
+			no "cs-filter $o: a shifted range passed"
+		else
+			ok "cs-filter $o: a shifted range is refused"
+		fi
+	done
+	if csgen cs-filter-traceon --filter "$csrange" --break traceon -- "$b/followprog-a64" 6; then
+		"$tool" decode "$t/cs-filter-traceon" --insn --json >"$t/cs-filter-traceon.json" 2>/dev/null
+		for o in "" --branches; do
+			# shellcheck disable=SC2086
+			if "$gtcheck" $o --range "$csrange" "$t/cs-filter-traceon/gt.txt" \
+				"$t/cs-filter-traceon.json" >"$t/cs-filter-traceon.check" 2>&1; then
+				no "cs-filter $o: a capture without one Trace On passed"
+			else
+				ok "cs-filter $o: a capture without one Trace On is refused ($(head -n 1 "$t/cs-filter-traceon.check"))"
+			fi
+		done
+	fi
+fi
 "$tool" decode "$t/cs-fib" --calls >"$t/cs-calls.txt" || no "CoreSight: decode --calls"
 for want in '-> work (followprog-a64)' '-> fib (followprog-a64)' '<- fib  '; do
 	grep -qF -- "$want" "$t/cs-calls.txt" || no "CoreSight: decode --calls: no '$want'"
@@ -322,6 +377,12 @@ cp -a "$t/break-tnt" "$g/gt-bad"
 cp -a "$t/snap" "$g/gt-snap"
 cp -a "$t/prog" "$g/gt-sig"
 echo --snapshot >"$g/gt-snap/gtcheck.args"
+# A filtered capture (tool_gt's gt-filter): it passes with its range, and
+# the same flow against the range started 16 bytes later must fail.
+if [ -n "${csrange:-}" ] && [ -d "$t/cs-filter" ]; then
+	cp -a "$t/cs-filter" "$g/gt-range"
+	echo "--range $csrange" >"$g/gt-range/gtcheck.args"
+fi
 sed -n '/^send_artifacts() {/,/^}/p' "$top/tests/harness/guest-init.sh" >"$t/send.sh"
 for a in base64 md5sum wc cut; do ln -sf "$bb" "$t/bbin/$a"; done
 PATH=$t/bbin:$PATH "$bb" sh -c ". '$t/send.sh'; send_artifacts '$g'" >"$o/artifacts.log" ||
@@ -339,6 +400,12 @@ grep -q 'gt-good-nohandler' "$o/out" &&
 	no "the artifact channel: a handler left out of gt-good, which has none: $(cat "$o/out")"
 grep -q '^PASS unit/gtcheck-gt-snap (.*, snapshot)$' "$o/out" ||
 	no "the artifact channel: gt-snap did not pass as a snapshot: $(cat "$o/out")"
+if [ -d "$g/gt-range" ]; then
+	grep -q '^PASS unit/gtcheck-gt-range (.*, filtered)$' "$o/out" ||
+		no "the artifact channel: gt-range did not pass with its range: $(cat "$o/out")"
+	grep -q '^PASS unit/gtcheck-gt-range-range-shifted (range .* started 16 bytes later: caught)$' "$o/out" ||
+		no "the artifact channel: gt-range against a shifted range was not refused: $(cat "$o/out")"
+fi
 # The flipped bit is in a trace of a randomized process: it either makes the
 # decoder stop with an error (decode fails) or decodes to another path
 # (gtcheck fails). Both are the channel refusing the capture.

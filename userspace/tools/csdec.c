@@ -65,16 +65,32 @@ struct csdec {
 	uint64_t errors;
 };
 
+static bool cs_activate(struct csdec *d, uint8_t id);
+static void cs_flush_pending(struct csdec *d, struct cs_cpu *c, enum flow_class cls);
+
 static void cs_update_run(struct csdec *d, struct cs_cpu *c, uint64_t off)
 {
-	struct sb_run_info old = c->run;
+	struct sb_run_info run;
 
 	if (c->have_run && off >= c->run_from && off < c->run.until)
 		return;
-	sb_thread_at(d->sb, d->chunk->stream, c->cpu, off, &c->run);
+	sb_thread_at(d->sb, d->chunk->stream, c->cpu, off, &run);
+	if (c->have_run && run.tid == c->run.tid && run.t_in == c->run.t_in) {
+		c->run = run;	/* the same run (a lookup from further on) */
+		c->run_from = off;
+		return;
+	}
+	/*
+	 * Another run: the instruction held back is the last one of the run
+	 * it was decoded in (a run whose trace stops after a branch, e.g. one
+	 * that leaves an address filter's range before it is switched out,
+	 * has no element after it).
+	 */
+	if (c->pending && cs_activate(d, (uint8_t)(c - d->ids)))
+		cs_flush_pending(d, c, FLOW_NR_CLASSES);
+	c->pending = false;
+	c->run = run;
 	c->run_from = off;
-	if (c->have_run && old.tid == c->run.tid && old.t_in == c->run.t_in)
-		return;		/* the same run (a lookup from further on) */
 	c->have_run = true;
 	c->begun = false;
 	c->space = sb_space(d->sb, c->run.pid, c->run.tid >= 0 ? c->run.t_out : d->chunk->time);
