@@ -43,6 +43,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -254,6 +255,8 @@ static int run_open(struct run *r, pid_t pid, unsigned int flags)
 
 	r->root = pid;
 	r->flags = flags;
+	if (!r->aux_size)
+		r->aux_size = AUX_SIZE;
 	for (i = 0; i < 128; i++)
 		r->id_cpu[i] = -1;
 	ret = task_setup(&r->s, pid, flags);
@@ -642,7 +645,7 @@ static void check_run(struct run *r);
  * untraced spinners run; the common checks.
  */
 static int trace_prog_aux(struct run *r, const char *name, char *const argv[],
-			  unsigned int flags, uint64_t aux_size)
+			  unsigned int flags, uint64_t aux_size, bool capture)
 {
 	pid_t noise[2];
 	int go, out, c, st, rc;
@@ -659,7 +662,8 @@ static int trace_prog_aux(struct run *r, const char *name, char *const argv[],
 		waitpid(r->root, NULL, 0);
 		return -1;
 	}
-	cap_files(r);
+	if (capture)
+		cap_files(r);
 	noise[0] = spinner(100000, 0);
 	noise[1] = spinner(100000, 1);
 	msleep(50);
@@ -688,14 +692,15 @@ static int trace_prog_aux(struct run *r, const char *name, char *const argv[],
 	waitpid(noise[0], NULL, 0);
 	waitpid(noise[1], NULL, 0);
 	check_run(r);
-	cap_meta(r);
+	if (capture)
+		cap_meta(r);
 	run_close(r);
 	return 0;
 }
 
 static int trace_prog(struct run *r, const char *name, char *const argv[], unsigned int flags)
 {
-	return trace_prog_aux(r, name, argv, flags, AUX_SIZE);
+	return trace_prog_aux(r, name, argv, flags, AUX_SIZE, true);
 }
 
 /* After a run, DISABLEd and consumed: what every capture must satisfy. */
@@ -871,7 +876,15 @@ static void test_overrun(void)
 	TBT_CHECK(drain > 0, "drain_ms: %ld", drain);
 	set_param("drain_ms", 200);
 	TBT_CHECK(write_file(CSEMU "/rate", "8192") == 0, "tb_csemu rate 8192");
-	rc = trace_prog_aux(&r, "overrun", argv, 0, 64 * 1024);
+	/*
+	 * No capture for the host: the stream is not decodable yet. The
+	 * bytes tb_cs_publish_running() publishes at a SWITCH OUT stay in
+	 * the running ETR's buffer, and when the ETR wraps before the
+	 * run's end it writes over them, possibly before the consumer read
+	 * them: cscheck found packets out of sequence inside a segment, with
+	 * no record saying so (arm64-6.1; README's Limits; issue 16).
+	 */
+	rc = trace_prog_aux(&r, "overrun", argv, 0, 64 * 1024, false);
 	TBT_CHECK(write_file(CSEMU "/rate", "2048") == 0, "tb_csemu rate back to 2048");
 	set_param("drain_ms", drain);
 	if (rc)
