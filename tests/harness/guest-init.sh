@@ -24,14 +24,14 @@
 # it failed, and the guest powers off as usual.
 #
 # Test artifacts travel on a channel of their own (ttyS2 on x86_64, hvc1
-# on arm64): after the
-# tests, every file of every capture directory /tmp/cap/<capname>/ is sent
-# base64-encoded between frame lines (the host unpacks them into
-# <outdir>/cap/<capname>/ and runs ptcheck on each):
+# on arm64): after the tests, every file of every capture directory
+# /tmp/cap/<capname>/ is sent gzip-compressed and base64-encoded between
+# frame lines (the host unpacks them into <outdir>/cap/<capname>/ and
+# runs ptcheck on each):
 #   TB-ART-BEGIN
 #   TB-CAP <capname>
-#   TB-FILE <capname> <file> <size> <md5>
-#   <base64 lines>
+#   TB-FILE <capname> <file> <size> <md5> gzip
+#   <base64 lines of the gzip stream>
 #   TB-FILE-END <capname> <file>
 #   TB-CAP-END <capname>
 #   TB-ART-END
@@ -136,8 +136,11 @@ send_artifacts() { # dir
 		echo "TB-CAP $c"
 		for f in "$d"/*; do
 			[ -f "$f" ] || continue
-			echo "TB-FILE $c ${f##*/} $(wc -c <"$f") $(md5sum <"$f" | cut -d' ' -f1)"
-			base64 "$f"
+			# Compressed: a CoreSight capture of a single-stepped program is
+			# mostly padding frames (a granule per switch), and the
+			# channel moves about a megabyte a second.
+			echo "TB-FILE $c ${f##*/} $(wc -c <"$f") $(md5sum <"$f" | cut -d' ' -f1) gzip"
+			gzip -c "$f" | base64
 			echo "TB-FILE-END $c ${f##*/}"
 		done
 		echo "TB-CAP-END $c"

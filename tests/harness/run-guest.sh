@@ -59,7 +59,8 @@ check_artifacts() { # id outdir
 	rm -rf "$out/cap"
 	mkdir -p "$out/cap"
 	[ -f "$log" ] || : >"$log"
-	# Unpacking: base64 text to CAP/FILE.b64, size and md5 to CAP/FILE.meta,
+	# Unpacking: base64 text to CAP/FILE.b64, size, md5 and encoding (gzip
+	# or none) to CAP/FILE.meta,
 	# a CAP/FILE.done per complete file, CAP/.done per complete capture.
 	tr -d '\r' <"$log" | awk -v dir="$out/cap" '
 		function ok(s) { return s ~ /^[A-Za-z0-9][A-Za-z0-9._-]*$/ }
@@ -67,7 +68,7 @@ check_artifacts() { # id outdir
 		/^TB-FILE / {
 			if (ok($2) && ok($3) && $3 !~ /\.(b64|meta|done)$/) {
 				cur = dir "/" $2 "/" $3; printf "" > (cur ".b64")
-				print $4, $5 > (cur ".meta"); close(cur ".meta")
+				print $4, $5, $6 > (cur ".meta"); close(cur ".meta")
 			} else cur = ""
 			next
 		}
@@ -87,11 +88,13 @@ check_artifacts() { # id outdir
 		for f in "$d"/*.meta; do
 			[ -f "$f" ] || continue
 			f=${f%.meta}
-			local size sum
-			read -r size sum <"$f.meta"
+			local size sum enc
+			read -r size sum enc <"$f.meta"
 			if [ ! -f "$f.done" ]; then
 				bad="${bad:+$bad; }${f##*/}: incomplete"
-			elif ! base64 -d <"$f.b64" >"$f" 2>/dev/null; then
+			elif [ "$enc" = gzip ] && ! base64 -d <"$f.b64" | gzip -dc >"$f" 2>/dev/null; then
+				bad="${bad:+$bad; }${f##*/}: bad base64 or gzip"
+			elif [ "$enc" != gzip ] && ! base64 -d <"$f.b64" >"$f" 2>/dev/null; then
 				bad="${bad:+$bad; }${f##*/}: bad base64"
 			elif [ "$(wc -c <"$f")" != "$size" ] ||
 				[ "$(md5sum <"$f" | cut -d' ' -f1)" != "$sum" ]; then
