@@ -52,13 +52,19 @@ static void burst(int ticks)
  * stall: read nothing until the ring filled and the hardware stopped (no
  * tick runs then, so the burst waits), then read again.
  */
+/* The emulator's enables and bytes written when a stall first saw TRUNCATED. */
+static unsigned long long trunc_enables, trunc_written;
+
 static void consume_through_burst(struct sess *x, int stall)
 {
 	int i, after = 0;
 
 	for (i = 0; i < 12000 && after < 4; i++) {
-		if (stall && x->s.ctl->aux_truncations > 0)
+		if (stall && x->s.ctl->aux_truncations > 0) {
+			trunc_enables = emu_stat(CPU, "enables");
+			trunc_written = emu_stat(CPU, "bytes_written");
 			stall = 0;
+		}
 		if (!stall)
 			consume(x);
 		msleep(5);
@@ -129,7 +135,7 @@ static void test_drain(const char *name, int stale)
 /* A consumer that stalls through the burst: TRUNCATED, then it resumes. */
 static void test_truncate(void)
 {
-	unsigned long long w0, p0, d0, e0;
+	unsigned long long w0, p0, d0;
 	struct sess x;
 
 	set_param("stale_pos", "1");
@@ -143,13 +149,20 @@ static void test_truncate(void)
 	d0 = emu_stat(CPU, "ptw_dropped");
 	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "truncate: enable: %s",
 		  strerror(errno));
+	trunc_enables = ~0ULL;
 	burst(20);
+	/*
+	 * Stalls until the first TRUNCATED (hardware stopped, ring full), then
+	 * reads again: tracing must resume then (an enable, and bytes written
+	 * after the stop), or the burst could not finish.
+	 */
 	consume_through_burst(&x, 1);
-	e0 = emu_stat(CPU, "enables");
-	consume(&x);	/* room again: tracing resumes */
-	msleep(50);
-	consume(&x);
-	TBT_CHECK(emu_stat(CPU, "enables") > e0, "truncate: tracing did not resume");
+	TBT_CHECK(trunc_enables != ~0ULL, "truncate: no TRUNCATED seen while stalled");
+	TBT_CHECK(emu_stat(CPU, "enables") > trunc_enables &&
+		  emu_stat(CPU, "bytes_written") > trunc_written,
+		  "truncate: tracing did not resume (enables %llu -> %llu, written %llu -> %llu)",
+		  trunc_enables, emu_stat(CPU, "enables"), trunc_written,
+		  emu_stat(CPU, "bytes_written"));
 	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "truncate: disable");
 	consume(&x);
 	identity(&x, "burst_trunc", w0, p0, d0);
