@@ -69,6 +69,14 @@ struct tb_backend {
 	 */
 	void (*drain)(struct tb_session *s, unsigned int cpu);
 	/*
+	 * Optional, task sessions: the AUX position for the SWITCH record
+	 * being written on cpu, just after start() (IN) or stop() (OUT) on
+	 * it, trace_lock held. Without it, the published head. A shared sink
+	 * that runs on for other CPUs gives where the CPU's bytes begin or
+	 * end in its running buffer, ahead of the head: published later.
+	 */
+	u64 (*switch_pos)(struct tb_session *s, unsigned int cpu);
+	/*
 	 * Optional: SNAPSHOT in process context (cpus_read_lock() and s->lock
 	 * held, the session enabled, snapshot mode) instead of a restart IPI
 	 * per CPU: for a backend whose stop and publish must visit other CPUs

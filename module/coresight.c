@@ -817,6 +817,7 @@ struct tb_cs_span {
 	u64 lost;			/* bytes that did not fit */
 	u64 room;			/* free AUX bytes at the stop */
 	u64 pad;			/* padding after w, to the next granule */
+	bool blank;			/* w: null frames over a dropped run (placed) */
 };
 
 struct tb_cs_buf {
@@ -852,7 +853,19 @@ struct tb_cs_buf {
 	u64 tables_head, tables_rot, tables_len;
 	bool deferred;
 	u64 start_virt;			/* buffer offset the sink started at */
-	bool published_running;		/* run partly published, or an end lost */
+	/*
+	 * Task sessions, a shared sink running on (tb_cs_place()): the
+	 * highest AUX position a SWITCH record was given (never behind the
+	 * head: where the run's bytes must at least be published, as kept
+	 * or as null frames), the position for the record being written,
+	 * and whether a thread's position in the run could not be placed
+	 * (the buffer wrapped): then nothing of the run is kept.
+	 */
+	u64 pos_hi;
+	u64 pos_next;
+	bool pos_next_set;
+	bool pos_placed;		/* a position read from the running sink */
+	bool pos_lost;
 	u64 rot;			/* AUX offset of the buffer's offset 0 */
 	u64 etr_size;			/* ETR: the buffer's length (RSZ) */
 	u64 last_w;			/* bytes of the last cycle */
@@ -1145,14 +1158,13 @@ static void tb_cs_sync_tables(struct tb_cs_buf *buf)
 }
 
 /*
- * Fill the AUX ring from position from to the next 4 KiB granule with
- * formatter frames that carry nothing (trace ID 0, which decoders
- * ignore), made visible to the sink, and return the granule. The caller
- * counts them as padding and publishes them.
+ * Fill the AUX ring from position from up to end with formatter frames
+ * that carry nothing (trace ID 0, which decoders ignore), made visible
+ * to the sink. The caller counts them as padding and publishes them.
  */
-static u64 tb_cs_pad_write(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from)
+static void tb_cs_fill_null(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from, u64 end)
 {
-	u64 end = round_up(from, TB_SG_GRANULE), p;
+	u64 p;
 
 	for (p = from; p < end; p++) {
 		u64 pos = p & aux->mask;
@@ -1162,6 +1174,14 @@ static u64 tb_cs_pad_write(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from)
 		*b = (p % TB_CS_FRAME_SIZE) ? 0 : 0x01;
 	}
 	tb_cs_sync(buf, aux, from, end - from, true);
+}
+
+/* Null frames from position from to the next 4 KiB granule, returned. */
+static u64 tb_cs_pad_write(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from)
+{
+	u64 end = round_up(from, TB_SG_GRANULE);
+
+	tb_cs_fill_null(buf, aux, from, end);
 	return end;
 }
 
@@ -1177,9 +1197,9 @@ static u64 tb_cs_pad(struct tb_cs_buf *buf, struct tb_aux *aux, u64 from)
 /*
  * The DMA syncs of a run wait for process context (the drain cycle, or
  * DISABLE's stopped op), outside trace_lock: the sink needs them
- * (dma_need_sync()), and the session is not per task, whose stop in the
- * scheduler must publish the thread's bytes before its OUT record
- * (tb_cs_publish_running(); design.md: a limit).
+ * (dma_need_sync()), and the session is not per task, whose last stop
+ * in the scheduler must publish the run before the thread's OUT record
+ * (design.md: a limit).
  */
 static bool tb_cs_defer(const struct tb_cs_buf *buf)
 {
@@ -1365,7 +1385,7 @@ static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsu
 {
 	struct tb_cs_sink *k = buf->sink;
 	struct tb_cs_span *sp = &buf->span;
-	u64 head = tb_aux_head(aux), w = 0, lost = 0, room, virt;
+	u64 head = tb_aux_head(aux), w = 0, lost = 0, room, virt, placed = 0;
 	bool at_least = false, wrapped;
 	u32 sts;
 
@@ -1373,6 +1393,9 @@ static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsu
 		return;
 	memset(sp, 0, sizeof(*sp));
 	room = aux->snapshot ? ~0ULL : tb_aux_free_bytes(aux);
+	/* SWITCH records placed threads up to pos_hi in this run. */
+	if (buf->pos_hi > head)
+		placed = buf->pos_hi - head;
 	if (k->type != TRACEBUF_CS_SINK_ETR) {
 		if (!buf->copy.active)
 			tb_cs_sram_halt(buf, aux);
@@ -1383,6 +1406,18 @@ static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsu
 		at_least = buf->copy.at_least;
 		unsure |= buf->copy.unsure;
 		head = buf->copy.head;
+		/* Placed while it ran, then wrapped: as an ETR's, below. */
+		if (!aux->snapshot && buf->pos_placed && (at_least || w < placed)) {
+			lost = buf->copy.bytes;
+			w = placed;
+			sp->blank = true;
+		}
+		if (!aux->snapshot && buf->pos_lost) {
+			lost = buf->copy.bytes;
+			w = placed;
+			sp->blank = true;
+			at_least = true;
+		}
 		goto out;
 	}
 	if (tb_tmc_flush(k, true))
@@ -1390,6 +1425,8 @@ static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsu
 	sts = tb_tmc_status(k);
 	if (sts & TB_TMC_STS_MEMERR) {
 		sp->memerr = true;
+		w = placed;	/* null frames, if SWITCH records placed any */
+		sp->blank = true;
 		goto out;
 	}
 	if (buf->use_sg) {
@@ -1406,7 +1443,21 @@ static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsu
 	/* Wrapped: at least once around; more laps cannot be seen. */
 	wrapped = sts & TB_TMC_STS_FULL;
 	w = wrapped ? buf->etr_size - buf->start_virt + virt : virt - buf->start_virt;
-	if (!aux->snapshot && (wrapped || w > room)) {
+	if (!aux->snapshot && ((buf->pos_placed && (wrapped || w < placed)) ||
+			       buf->pos_lost)) {
+		/*
+		 * SWITCH records placed threads' bytes in this run by their
+		 * position in the buffer (tb_cs_switch_pos()), or could not
+		 * place one, and the buffer wrapped over its start: no byte
+		 * of it is where they said. Nothing is kept; the placed part
+		 * is published as null frames, so that no later run's bytes
+		 * fall between a thread's IN and OUT.
+		 */
+		lost = w;
+		w = placed;
+		sp->blank = true;
+		at_least = true;
+	} else if (!aux->snapshot && (wrapped || w > room)) {
 		/*
 		 * Overrun: the buffer was the free space and it wrapped over
 		 * its own start. Keep only what follows the head in write
@@ -1414,15 +1465,6 @@ static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsu
 		 * to RWP, or the whole buffer if RWP is back at its start.
 		 */
 		u64 keep = wrapped ? (virt ? virt : buf->etr_size) : w;
-
-		/*
-		 * Part of the run was published while it ran (task sessions):
-		 * a wrap wrote over it, and the newest lap does not start at
-		 * the head; or a thread's end in it could not be placed.
-		 * Nothing of the run can be trusted.
-		 */
-		if (wrapped && buf->published_running)
-			keep = 0;
 
 		keep = min(keep, room);
 		lost = w - keep;
@@ -1432,7 +1474,9 @@ static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsu
 out:
 	tb_tmc_disable(k);
 	buf->running = false;
-	buf->published_running = false;
+	buf->pos_lost = false;
+	buf->pos_placed = false;
+	buf->pos_next_set = false;
 	sp->active = true;
 	sp->head = head;
 	sp->w = w;
@@ -1455,9 +1499,13 @@ static void tb_cs_span_sync(struct tb_cs_buf *buf, struct tb_aux *aux)
 	struct tb_cs_span *sp = &buf->span;
 	u64 end = sp->head + sp->w;
 
-	if (!sp->active || sp->memerr || buf->sink->type != TRACEBUF_CS_SINK_ETR)
+	if (!sp->active || buf->sink->type != TRACEBUF_CS_SINK_ETR ||
+	    (sp->memerr && !sp->blank))
 		return;
-	tb_cs_sync(buf, aux, sp->head, sp->w, false);
+	if (sp->blank)
+		tb_cs_fill_null(buf, aux, sp->head, end);
+	else
+		tb_cs_sync(buf, aux, sp->head, sp->w, false);
 	/* The tail only moves on: room at the stop is still free. */
 	if (!aux->snapshot && round_up(end, TB_SG_GRANULE) - sp->head <= sp->room)
 		sp->pad = tb_cs_pad_write(buf, aux, end) - end;
@@ -1480,18 +1528,15 @@ static void tb_cs_span_done(struct tb_cs_buf *buf, bool going_on)
 	if (!sp->active)
 		return;
 	sp->active = false;
+	/* Null frames over a dropped run, and to the next granule. */
+	tb_aux_count_padding(aux, (sp->blank ? sp->w : 0) + sp->pad);
+	head = sp->head + sp->w + sp->pad;
 	if (sp->memerr) {
-		head = sp->head;
 		flags = TRACEBUF_AUX_F_PARTIAL;
 		tb_cs_lost(buf->s, 0, true);
-	} else {
-		if (sp->pad)
-			tb_aux_count_padding(aux, sp->pad);
-		head = sp->head + sp->w + sp->pad;
-		if (!aux->snapshot && (sp->lost || sp->at_least || sp->unsure)) {
-			tb_cs_lost(buf->s, sp->lost, sp->at_least || sp->unsure);
-			flags |= TRACEBUF_AUX_F_TRUNCATED;
-		}
+	} else if (!aux->snapshot && (sp->lost || sp->at_least || sp->unsure)) {
+		tb_cs_lost(buf->s, sp->lost, sp->at_least || sp->unsure);
+		flags |= TRACEBUF_AUX_F_TRUNCATED;
 	}
 	buf->last_w = head - old;
 	if (going_on && !aux->snapshot && !cpumask_empty(buf->want) &&
@@ -1912,6 +1957,99 @@ static void tb_cs_kick(struct irq_work *w)
 /* --- backend ops ---------------------------------------------------------- */
 
 /*
+ * Task sessions on a shared sink that runs on for other CPUs: where this
+ * CPU's bytes begin (before its ETM starts) or end (its ETM just off and
+ * drained), for the SWITCH record (tb_cs_switch_pos()). They are not
+ * published now: a stop runs in the scheduler, interrupts off, and
+ * cannot wait for a drain cycle (it needs IPIs), and the sink cannot stop
+ * while other ETMs feed it. Bytes published from a running ETR would
+ * also not be safe: a later wrap of its buffer writes over them, maybe
+ * before the consumer read them; an ETB/ETF's SRAM is read only once
+ * stopped. So the position is the one in the sink's buffer: at an end,
+ * after a manual flush of the formatter without StopOnFl (FFCR.FlushMan;
+ * DDI0461, the formatter and flush control: the partial frame is
+ * completed, capture goes on), which puts every byte this ETM sent below
+ * RWP; an ETR's RWP is an AUX position from the run's start, an SRAM's
+ * is one from RRP, where its copy-out to the head starts. The run is
+ * published as a whole when it stops (a cycle, or the last CPU), and
+ * there, if its buffer wrapped, no byte is where the records said:
+ * tb_cs_sink_halt() publishes the placed part as null frames then. A
+ * buffer found wrapped (Full) or broken (MemErr) here places nothing more
+ * in this run (pos_lost). While a cycle reads an SRAM out (its ETMs all
+ * off), every byte lies below the copy's end.
+ */
+static void tb_cs_place(struct tb_cs_buf *buf, bool end)
+{
+	struct tb_aux *aux = buf->aux;
+	struct tb_cs_sink *k = buf->sink;
+	u64 virt, aoff;
+
+	if (!buf->running || aux->snapshot || buf->s->setup.target != TRACEBUF_TARGET_TASK)
+		return;
+	if (buf->copy.active) {
+		/* An ETB/ETF read out in a cycle: every byte is below its end. */
+		buf->pos_next = buf->copy.head + buf->copy.avail;
+		buf->pos_next_set = true;
+		return;
+	}
+	if (end && tb_tmc_flush(k, false))
+		buf->undrained = true;	/* the run's end is unsure */
+	if (buf->pos_lost)
+		return;
+	if (tb_tmc_status(k) & (TB_TMC_STS_FULL | TB_TMC_STS_MEMERR)) {
+		buf->pos_lost = true;
+		return;
+	}
+	if (k->type != TRACEBUF_CS_SINK_ETR) {
+		/* The copy-out reads from RRP (tb_cs_copy_begin()). */
+		virt = ((u32)tb_tmc_rwp(k) - tb_tmc_rrp(k)) & (k->sram_size - 1) & ~3ULL;
+		buf->pos_next = tb_aux_head(aux) + virt;
+		buf->pos_next_set = true;
+		buf->pos_placed = true;
+		return;
+	}
+	if (buf->use_sg) {
+		if (tb_sg_offset(&buf->sg, tb_tmc_rwp(k), &aoff)) {
+			buf->pos_lost = true;
+			return;
+		}
+		virt = (aoff - buf->rot) & aux->mask;
+	} else {
+		virt = (tb_tmc_rwp(k) - buf->chunk_dma[0] - buf->rot) & aux->mask;
+	}
+	if (virt >= buf->etr_size || virt < buf->start_virt) {
+		buf->pos_lost = true;
+		return;
+	}
+	buf->pos_next = tb_aux_head(aux) + virt - buf->start_virt;
+	buf->pos_next_set = true;
+	buf->pos_placed = true;
+}
+
+/*
+ * backend.h, switch_pos: after tb_cs_start() or tb_cs_stop() on cpu,
+ * trace_lock held. The place tb_cs_place() found, else the head; never
+ * behind a position given before (pos_hi), so that each CPU's IN and OUT
+ * positions only move on, and a thread's bytes lie between its CPU's IN
+ * and OUT records however the runs were cut.
+ */
+static u64 tb_cs_switch_pos(struct tb_session *s, unsigned int cpu)
+{
+	struct tb_cs_buf *buf = s->aux ? s->aux->priv : NULL;
+	u64 pos = s->aux_head;
+
+	if (!buf)
+		return pos;
+	if (buf->pos_next_set && buf->pos_next > pos)
+		pos = buf->pos_next;
+	buf->pos_next_set = false;
+	if (buf->pos_hi > pos)
+		pos = buf->pos_hi;
+	buf->pos_hi = pos;
+	return pos;
+}
+
+/*
  * On the CPU, trace_lock held (IPI, hotplug callback). Outside a cycle:
  * the sink running (started here if this is the first CPU), then this
  * CPU's ETM. In a cycle, or while paused for room, the cycle turns it on.
@@ -1927,6 +2065,8 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 	cpumask_set_cpu(cpu, buf->want);
 	if (buf->in_cycle || buf->paused || buf->deferred)
 		return 0;
+	if (buf->running)
+		tb_cs_place(buf, false);	/* a task session's IN record */
 	ret = tb_cs_sink_run(buf, false);
 	if (buf->deferred)
 		irq_work_queue(&buf->kick);	/* tb_cs_sink_start()'s -EAGAIN */
@@ -1941,61 +2081,9 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 }
 
 /*
- * Under trace_lock, a task session, this CPU's ETM just off and drained,
- * other CPUs of the shared ETR tracing on: publish what the sink holds,
- * so that the thread's SWITCH OUT record (task.c, written after this)
- * lies after its last byte. A stop cannot wait for a drain cycle (it runs
- * in the scheduler, interrupts off, and the cycle needs IPIs), and the
- * sink cannot stop while other ETMs feed it. So: a manual flush of the
- * formatter without StopOnFl (FFCR.FlushMan; DDI0461, the formatter and
- * flush control: the partial frame is completed, capture goes on), which
- * puts every byte this ETM sent below RWP, then the bytes up to RWP are
- * published and the run goes on from there (start_virt). When the
- * buffer wrapped (FULL), the thread's end cannot be placed: the run's
- * stop then publishes none of it (lost, rather than attributed wrongly);
- * a memory error: the stop reports it.
- */
-static void tb_cs_publish_running(struct tb_cs_buf *buf)
-{
-	struct tb_aux *aux = buf->aux;
-	struct tb_cs_sink *k = buf->sink;
-	u64 head = tb_aux_head(aux), virt, aoff, w;
-	u32 sts;
-
-	if (!buf->running || k->type != TRACEBUF_CS_SINK_ETR || aux->snapshot)
-		return;
-	if (tb_tmc_flush(k, false)) {
-		buf->undrained = true;	/* the run's end is unsure */
-		return;
-	}
-	sts = tb_tmc_status(k);
-	if (sts & TB_TMC_STS_MEMERR)
-		return;		/* the stop publishes nothing of the run */
-	if (sts & TB_TMC_STS_FULL) {
-		/* Where the thread's bytes end is lost: the run is kept by nobody. */
-		buf->published_running = true;
-		return;
-	}
-	if (buf->use_sg) {
-		if (tb_sg_offset(&buf->sg, tb_tmc_rwp(k), &aoff))
-			return;
-		virt = (aoff - buf->rot) & aux->mask;
-	} else {
-		virt = (tb_tmc_rwp(k) - buf->chunk_dma[0] - buf->rot) & aux->mask;
-	}
-	if (virt >= buf->etr_size || virt <= buf->start_virt)
-		return;
-	w = virt - buf->start_virt;
-	tb_cs_sync(buf, aux, head, w, false);
-	tb_aux_publish(aux, head + w, 0);
-	buf->start_virt = virt;
-	buf->published_running = true;
-}
-
-/*
  * On the CPU, trace_lock held: its ETM off. The other CPUs of the sink
  * trace on, and the next cycle publishes what this one wrote (a task
- * session publishes it now: tb_cs_publish_running()); the last CPU
+ * session's OUT record gives where it ends: tb_cs_place()); the last CPU
  * stops the sink and publishes everything it holds.
  */
 static void tb_cs_stop(struct tb_session *s, unsigned int cpu)
@@ -2007,8 +2095,7 @@ static void tb_cs_stop(struct tb_session *s, unsigned int cpu)
 	cpumask_clear_cpu(cpu, buf->want);
 	tb_cs_etm_off(buf, tb_cs_etm(cpu));
 	if (!cpumask_empty(buf->want)) {
-		if (s->setup.target == TRACEBUF_TARGET_TASK)
-			tb_cs_publish_running(buf);
+		tb_cs_place(buf, true);		/* a task session's OUT record */
 		return;
 	}
 	/* ETMs are on only for wanted CPUs: none is on now. */
@@ -2108,6 +2195,7 @@ struct tb_backend tb_cs_backend = {
 	.stop		= tb_cs_stop,
 	.stopped	= tb_cs_stopped,
 	.drain		= tb_cs_drain,
+	.switch_pos	= tb_cs_switch_pos,
 	.snapshot	= tb_cs_snapshot,
 	.cfg_keys	= tb_cs_cfg_keys,
 	.cfg_apply	= tb_cs_cfg_apply,

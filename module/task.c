@@ -86,6 +86,7 @@
 #include <linux/workqueue.h>
 #include <trace/events/sched.h>
 
+#include "backend.h"
 #include "internal.h"
 #include "ring.h"
 
@@ -238,9 +239,23 @@ bool tb_task_switch_in(struct tb_session *s, unsigned int cpu, struct tracebuf_w
 }
 
 /*
- * The backend's start() returned ret: commit the IN record, at the head
- * where the hardware starts writing (the published head). -EBUSY: another
- * owner holds the unit, and this run of the thread is not traced.
+ * Where a SWITCH record on cpu says the thread's bytes begin or end: the
+ * published head, or the backend's position ahead of it (a shared sink
+ * running on: backend.h, switch_pos). trace_lock held.
+ */
+static u64 tb_task_switch_pos(struct tb_session *s, unsigned int cpu)
+{
+	if (s->backend && s->backend->switch_pos)
+		return s->backend->switch_pos(s, cpu);
+	return s->aux_head;
+}
+
+/*
+ * The backend's start() returned ret: commit the IN record, at the
+ * position where the hardware starts writing this CPU's bytes (the
+ * published head, or ahead of it in a shared sink's running buffer).
+ * -EBUSY: another owner holds the unit, and this run of the thread is
+ * not traced.
  */
 void tb_task_switch_in_done(struct tb_session *s, unsigned int cpu,
 			    struct tracebuf_wr *wr, int ret)
@@ -249,7 +264,7 @@ void tb_task_switch_in_done(struct tb_session *s, unsigned int cpu,
 	struct tracebuf_rec_switch *r = (struct tracebuf_rec_switch *)wr->rec;
 
 	lockdep_assert_held(&s->trace_lock);
-	r->aux_offset = s->aux_head;
+	r->aux_offset = tb_task_switch_pos(s, cpu);
 	r->pid = tc->pid;
 	r->tid = tc->tid;
 	r->flags = tc->in_flags | (ret == -EBUSY ? TRACEBUF_SWITCH_F_BUSY : 0);
@@ -279,7 +294,7 @@ void tb_task_switch_out(struct tb_session *s, unsigned int cpu)
 		return;
 	if (!tracebuf_reserve(s->ring, TRACEBUF_REC_SWITCH, sizeof(*r), &wr)) {
 		r = (struct tracebuf_rec_switch *)wr.rec;
-		r->aux_offset = s->aux_head;
+		r->aux_offset = tb_task_switch_pos(s, cpu);
 		r->pid = tc->pid;
 		r->tid = tc->tid;
 		r->flags = TRACEBUF_SWITCH_F_OUT | tc->out_flags;

@@ -341,10 +341,14 @@ struct tracebuf_ctl {
  * a value behind the last one, or beyond aux_head, is ignored.
  *
  * Accounting: aux_published = bytes the hardware wrote + aux_padding.
- * Padding (zero bytes, which decode as PAD packets) is written only where
- * the hardware leaves a region early: Intel PT single-entry ToPA raises
- * its interrupt up to 512 bytes before the region ends, and the rest of
- * the region is padded so the next span starts at the next region.
+ * Padding is written only where the hardware leaves a region early or
+ * its bytes cannot be kept: Intel PT single-entry ToPA raises its
+ * interrupt up to 512 bytes before the region ends, and the rest of the
+ * region is zero bytes (PAD packets) so the next span starts at the next
+ * region; a CoreSight ETR run ends at a 4 KiB granule, filled with
+ * formatter frames of the null trace ID 0, which decoders ignore, as is
+ * the part of a run that SWITCH records placed threads in when the run
+ * cannot be kept (it wrapped: docs/abi.md, section 7).
  *
  * munmap of the AUX area while tracing stops the hardware on every CPU
  * before any page is freed; the session can be enabled again only after a
@@ -781,17 +785,23 @@ struct tracebuf_rec_etm {
  * TARGET_TASK: the hardware of CPU r.cpu started (IN) or stopped (OUT)
  * for one thread of a traced process. Written with the hardware stopped,
  * under the lock that serialises the session's AUX publication on that
- * CPU, so it falls between the session's AUX records exactly where the
- * thread's bytes begin or end: the AUX bytes from an IN record's
- * aux_offset up to the next SWITCH record's aux_offset are that thread's
- * and nobody else's. aux_offset is a free-running AUX position (the
- * published head at that moment). IN is written before the hardware
- * starts; if it does not fit in the data ring, the hardware stays off for
- * that run of the thread (the record is counted lost, as any other).
- * With one AUX ring for several CPUs (a shared CoreSight sink), the CPUs'
- * bytes interleave in the ring and are told apart by trace ID: the
- * thread's bytes are those of r.cpu's trace ID between its IN and OUT.
- * pid and tid are in the pid namespace of the process that called SETUP.
+ * CPU, with the AUX position where the thread's bytes begin or end: the
+ * AUX bytes from an IN record's aux_offset up to the next SWITCH
+ * record's aux_offset are that thread's and nobody else's. aux_offset is
+ * a free-running AUX position: the published head at that moment, except
+ * with one AUX ring for several CPUs (a shared CoreSight sink, not in
+ * snapshot mode) while other CPUs of the sink trace on: then it may be
+ * ahead of the head, where the sink's running buffer holds the CPU's
+ * bytes up to then, published by a later AUX record (a reader attributes
+ * by position, not by the order of the records). A CPU's SWITCH
+ * positions never go back, and every one is published by the time the
+ * session is disabled. IN is written before the hardware starts; if it
+ * does not fit in the data ring, the hardware stays off for that run of
+ * the thread (the record is counted lost, as any other). With a shared
+ * sink, the CPUs' bytes interleave in the ring and are told apart by
+ * trace ID: the thread's bytes are those of r.cpu's trace ID between its
+ * IN and OUT. pid and tid are in the pid namespace of the process that
+ * called SETUP.
  */
 struct tracebuf_rec_switch {
 	struct tracebuf_record r;

@@ -8,11 +8,14 @@
  * CPUs. The programs are tests/guest/taskprog.c.
  *
  * For every capture, from the records alone (the guest):
- *  - SWITCH records alternate IN, OUT per CPU, each at the published head
- *    (every switch on a shared sink is a full drain cycle);
+ *  - SWITCH records alternate IN, OUT per CPU, each at or ahead of the
+ *    published head (placed in the shared ETR's running buffer while the
+ *    other CPU traces on), never behind the CPU's previous one, and every
+ *    position is published by the end;
  *  - the AUX stream, deformatted (16-byte TMC frames), has no byte of a
- *    CPU's trace ID (from the ETM records) outside that CPU's IN..OUT:
- *    every byte is attributed to the thread current on its CPU;
+ *    CPU's trace ID (from the ETM records) outside that CPU's IN..OUT
+ *    (by position): every byte is attributed to the thread current on
+ *    its CPU;
  *  - the emulator's oracle (etmN/tasks: the process current on the CPU
  *    while its ETM produced bytes) names traced processes only: no byte
  *    while an untraced task (the spinners, idle, kernel threads) ran; what
@@ -22,7 +25,8 @@
  *    runs once the process is gone; no emulator violation;
  *  - the same with an ETR that wraps between drain cycles (overrun: a
  *    small AUX ring, rare cycles): none of a wrapped run's bytes is
- *    attributed to a thread, the loss is counted;
+ *    attributed to a thread, the loss is counted; and with a shared ETF
+ *    as the sink (etf);
  *  - per program: every thread it reports ran traced (threads); the
  *    migrating thread has IN records on both CPUs (migrate); the forked
  *    child joins (TASK FORK), runs traced after its exec (SWITCH EXEC) and
@@ -59,10 +63,23 @@
 #define MAXPIDS		64
 #define MAXTIDS		256
 
+/* A SWITCH record of a CPU, applied to the bytes from its position on. */
+struct swev {
+	uint64_t pos;
+	uint32_t pid, tid;
+	int in;
+};
+
 struct cpust {
-	int in;			/* between an IN and its OUT */
+	/* The records: between an IN and its OUT, in data-ring order. */
+	int rin;
+	uint32_t rtid;
+	uint64_t last_pos;	/* its last SWITCH record's aux_offset */
+	/* The bytes: the thread whose IN..OUT holds the position streamed. */
+	int in;
 	uint32_t cur_pid, cur_tid;
-	uint64_t in_at;
+	struct swev *ev;	/* its SWITCH records not yet applied */
+	size_t nev, iev, evcap;
 	uint64_t ins, outs, busy;
 	uint64_t id_bytes;	/* deformatted bytes of its trace ID */
 	unsigned long long etm0;	/* etmN bytes at ENABLE */
@@ -87,6 +104,9 @@ struct run {
 	unsigned int nfr;
 	uint64_t published, spans, truncated, lost, aux_lost, records, data_bytes;
 	uint64_t unattributed, unknown_id;
+	uint64_t ahead;		/* SWITCH records ahead of the published head */
+	uint64_t id_total;	/* deformatted bytes of a trace ID but 0 */
+	uint64_t blank;		/* TRUNCATED spans of null frames only */
 	uint64_t aux_size;	/* the AUX area (a power of two) */
 	uint64_t lost_at_least;	/* LOST records with TRACEBUF_LOST_F_AT_LEAST */
 	uint64_t first_bad;	/* aux position of the first unattributed byte */
@@ -282,6 +302,12 @@ static int run_open(struct run *r, pid_t pid, unsigned int flags)
 
 static void run_close(struct run *r)
 {
+	int c;
+
+	for (c = 0; c < NCPU; c++) {
+		free(r->c[c].ev);
+		r->c[c].ev = NULL;
+	}
 	if (r->aux)
 		munmap(r->aux, r->aux_size);
 	r->aux = NULL;
@@ -348,17 +374,30 @@ static int traced_pid(const struct run *r, pid_t pid)
 
 /* ---- the formatted stream ---- */
 
-/* A data byte of trace ID id in the frame at aux position at. */
+/*
+ * A data byte of trace ID id in the frame at aux position at. Its CPU's
+ * SWITCH records at or before at apply first: a record's aux_offset may
+ * be ahead of the head published when it was written (a shared ETR that
+ * runs on: include/uapi/tracebuf.h, struct tracebuf_rec_switch).
+ */
 static void id_byte(struct run *r, int id, uint64_t at)
 {
+	struct cpust *c;
 	int cpu;
 
 	if (!id)
 		return;		/* the null ID: padding */
+	r->id_total++;
 	cpu = r->id_cpu[id];
 	if (cpu < 0 || cpu >= NCPU) {
 		r->unknown_id++;
 		return;
+	}
+	c = &r->c[cpu];
+	for (; c->iev < c->nev && c->ev[c->iev].pos <= at; c->iev++) {
+		c->in = c->ev[c->iev].in;
+		c->cur_pid = c->ev[c->iev].pid;
+		c->cur_tid = c->ev[c->iev].tid;
 	}
 	if (!r->c[cpu].in) {
 		if (!r->unattributed++) {
@@ -434,21 +473,39 @@ static void consume_run(struct run *r)
 			if (rec->cpu >= NCPU)
 				break;
 			c = &r->c[rec->cpu];
-			TBT_CHECK(sw->aux_offset == r->next,
-				  "%s: cpu%u: SWITCH %s tid %u at %llu, the head is %llu",
+			/* At or ahead of the head; never behind the CPU's last one. */
+			TBT_CHECK(sw->aux_offset >= r->next && sw->aux_offset >= c->last_pos &&
+				  sw->aux_offset - r->next <= r->aux_size,
+				  "%s: cpu%u: SWITCH %s tid %u at %llu, the head is %llu, its last at %llu",
 				  r->name, rec->cpu, sw->flags & TRACEBUF_SWITCH_F_OUT ? "OUT" : "IN",
 				  sw->tid, (unsigned long long)sw->aux_offset,
-				  (unsigned long long)r->next);
+				  (unsigned long long)r->next, (unsigned long long)c->last_pos);
+			if (sw->aux_offset > r->next)
+				r->ahead++;
+			c->last_pos = sw->aux_offset;
+			if (c->nev == c->evcap) {
+				c->evcap = c->evcap ? 2 * c->evcap : 64;
+				c->ev = realloc(c->ev, c->evcap * sizeof(*c->ev));
+				if (!c->ev) {
+					perror("realloc");
+					exit(1);
+				}
+			}
+			c->ev[c->nev].pos = sw->aux_offset;
+			c->ev[c->nev].pid = sw->pid;
+			c->ev[c->nev].tid = sw->tid;
+			c->ev[c->nev++].in = !(sw->flags & (TRACEBUF_SWITCH_F_OUT |
+							    TRACEBUF_SWITCH_F_BUSY));
 			if (sw->flags & TRACEBUF_SWITCH_F_OUT) {
-				TBT_CHECK(c->in && sw->tid == c->cur_tid,
+				TBT_CHECK(c->rin && sw->tid == c->rtid,
 					  "%s: cpu%u: OUT tid %u, in: %d tid %u", r->name,
-					  rec->cpu, sw->tid, c->in, c->cur_tid);
-				c->in = 0;
+					  rec->cpu, sw->tid, c->rin, c->rtid);
+				c->rin = 0;
 				c->outs++;
 				break;
 			}
-			TBT_CHECK(!c->in, "%s: cpu%u: IN tid %u while tid %u is in",
-				  r->name, rec->cpu, sw->tid, c->cur_tid);
+			TBT_CHECK(!c->rin, "%s: cpu%u: IN tid %u while tid %u is in",
+				  r->name, rec->cpu, sw->tid, c->rtid);
 			TBT_CHECK(traced_pid(r, sw->pid), "%s: cpu%u: IN of pid %u, not traced",
 				  r->name, rec->cpu, sw->pid);
 			c->ins++;
@@ -460,15 +517,13 @@ static void consume_run(struct run *r)
 			ti->cpus |= 1U << rec->cpu;
 			if (sw->flags & TRACEBUF_SWITCH_F_EXEC)
 				ti->exec_ins++;
-			c->in = 1;
-			c->cur_pid = sw->pid;
-			c->cur_tid = sw->tid;
-			c->in_at = sw->aux_offset;
+			c->rin = 1;
+			c->rtid = sw->tid;
 			break;
 		}
 		case TRACEBUF_REC_AUX: {
 			const struct tracebuf_rec_aux *a = (const void *)rec;
-			uint64_t i;
+			uint64_t i, ids0 = r->id_total;
 
 			TBT_CHECK(a->aux_offset == r->next, "%s: span at %llu, expected %llu",
 				  r->name, (unsigned long long)a->aux_offset,
@@ -477,6 +532,10 @@ static void consume_run(struct run *r)
 			if (a->flags & TRACEBUF_AUX_F_TRUNCATED)
 				r->truncated++;
 			stream_bytes(r, a->aux_offset, a->aux_size);
+			/* A dropped run that SWITCH records had placed (tb_cs_sink_halt()). */
+			if ((a->flags & TRACEBUF_AUX_F_TRUNCATED) && a->aux_size &&
+			    r->id_total == ids0)
+				r->blank++;
 			if (r->cap_aux)
 				for (i = 0; i < a->aux_size; i++)
 					fputc(r->aux[(a->aux_offset + i) & (r->aux_size - 1)],
@@ -630,10 +689,16 @@ static void cap_meta(struct run *r)
 	for (id = 1; id < 128; id++)
 		if (r->id_cpu[id] >= 0 && r->id_cpu[id] < NCPU && r->c[r->id_cpu[id]].id_bytes)
 			n += snprintf(ids + n, sizeof(ids) - n, "%s0x%x", n ? "," : "", id);
+	/*
+	 * No --expect-gap with losses: a run dropped whole may take the only
+	 * bytes of an ID between two runs that hold none of it, so no ID need
+	 * show a jump in its sequence; the guest checks the loss itself
+	 * (LOST, TRUNCATED), cscheck that no block is out of sequence.
+	 */
 	snprintf(path, sizeof(path), "%s/cscheck.args", r->capdir);
 	f = fopen(path, "w");
 	if (f) {
-		fprintf(f, "--ids %s --no-resync%s\n", ids, lost ? " --expect-gap" : "");
+		fprintf(f, "--ids %s --no-resync\n", ids);
 		fclose(f);
 	}
 }
@@ -715,7 +780,11 @@ static void check_run(struct run *r)
 		struct cpust *x = &r->c[c];
 		unsigned long long produced = etm_stat(c, "bytes") - x->etm0;
 
-		TBT_CHECK(!x->in, "%s: cpu%d: no OUT for tid %u", name, c, x->cur_tid);
+		TBT_CHECK(!x->rin, "%s: cpu%d: no OUT for tid %u", name, c, x->rtid);
+		/* Every SWITCH position ahead of the head was published since. */
+		TBT_CHECK(x->last_pos <= r->next,
+			  "%s: cpu%d: a SWITCH record at %llu, beyond the last byte published (%llu)",
+			  name, c, (unsigned long long)x->last_pos, (unsigned long long)r->next);
 		TBT_CHECK(x->ins == x->outs + x->busy, "%s: cpu%d: %llu IN, %llu OUT, %llu busy",
 			  name, c, (unsigned long long)x->ins, (unsigned long long)x->outs,
 			  (unsigned long long)x->busy);
@@ -764,9 +833,10 @@ static void check_run(struct run *r)
 		  (unsigned long long)r->aux_lost);
 	TBT_CHECK(violations() == 0, "%s: emulator violations %llu", name, violations());
 	TBT_CHECK(r->published > 0, "%s: nothing traced", name);
-	printf("%s: %llu bytes in %d threads, %llu spans, lost %llu, joined %d, left %d\n",
+	printf("%s: %llu bytes in %d threads, %llu spans (%llu of null frames), lost %llu, joined %d, left %d, %llu SWITCH records ahead of the head\n",
 	       name, (unsigned long long)r->published, r->ntids, (unsigned long long)r->spans,
-	       (unsigned long long)r->aux_lost, r->njoined, r->nleft);
+	       (unsigned long long)r->blank, (unsigned long long)r->aux_lost, r->njoined,
+	       r->nleft, (unsigned long long)r->ahead);
 	for (i = 0; i < r->ntids; i++)
 		printf("  pid %u tid %u cpus %#x bytes %llu exec %u\n", r->tids[i].pid,
 		       r->tids[i].tid, r->tids[i].cpus, (unsigned long long)r->tids[i].bytes,
@@ -782,6 +852,8 @@ static void test_threads(void)
 	if (trace_prog(&r, "threads", argv, 0))
 		return;
 	TBT_CHECK(r.nprog_tids == 4, "threads: program reported %d threads", r.nprog_tids);
+	/* Four threads on two CPUs with spinners: some leave while the other CPU traces. */
+	TBT_CHECK(r.ahead > 0, "threads: no SWITCH record was placed ahead of the head");
 	for (i = 0; i < r.nprog_tids; i++) {
 		struct tidinfo *t = find_tid(&r, r.prog_tids[i]);
 
@@ -856,15 +928,18 @@ static void test_exit(void)
 }
 
 /*
- * Overruns on the shared ETR (module/coresight.c, tb_cs_publish_running()
- * and the drain cycle): a 64 KiB AUX ring and drain cycles 200 ms apart,
- * while each ETM writes 8 KiB per millisecond (tb_csemu's rate), so the
- * ETR wraps (STS.Full) within each period, and threads leave their CPU
- * (SWITCH OUT, the other ETM tracing on) after it wrapped: where the
- * leaving thread's bytes end is lost, and none of that run may be
- * published as anyone's. check_run() still holds: no byte outside its
- * CPU's IN..OUT, every byte published or counted lost (at least), the
- * oracle's counts; and the capture decodes (cscheck --expect-gap).
+ * Overruns on the shared ETR (module/coresight.c, tb_cs_place() and the
+ * drain cycle): a 64 KiB AUX ring and drain cycles 200 ms apart, while
+ * each ETM writes 8 KiB per millisecond (tb_csemu's rate), so the ETR
+ * wraps (STS.Full) within a few milliseconds of tracing. Threads leave their CPU (SWITCH
+ * OUT, the other ETM tracing on) before and after it wrapped: their
+ * SWITCH records are placed ahead of the published head, in the running
+ * buffer, and a run that then wraps is published as null frames (no
+ * byte of it is where the records said), counted lost. check_run() still
+ * holds: no byte outside its CPU's IN..OUT, every byte published or
+ * counted lost (at least), the oracle's counts; and the capture decodes
+ * (cscheck: no block out of sequence, so no byte a consumer read was
+ * overwritten).
  */
 static void test_overrun(void)
 {
@@ -876,15 +951,7 @@ static void test_overrun(void)
 	TBT_CHECK(drain > 0, "drain_ms: %ld", drain);
 	set_param("drain_ms", 200);
 	TBT_CHECK(write_file(CSEMU "/rate", "8192") == 0, "tb_csemu rate 8192");
-	/*
-	 * No capture for the host: the stream is not decodable yet. The
-	 * bytes tb_cs_publish_running() publishes at a SWITCH OUT stay in
-	 * the running ETR's buffer, and when the ETR wraps before the
-	 * run's end it writes over them, possibly before the consumer read
-	 * them: cscheck found packets out of sequence inside a segment, with
-	 * no record saying so (arm64-6.1; README's Limits; issue 16).
-	 */
-	rc = trace_prog_aux(&r, "overrun", argv, 0, 64 * 1024, false);
+	rc = trace_prog_aux(&r, "overrun", argv, 0, 64 * 1024, true);
 	TBT_CHECK(write_file(CSEMU "/rate", "2048") == 0, "tb_csemu rate back to 2048");
 	set_param("drain_ms", drain);
 	if (rc)
@@ -894,6 +961,32 @@ static void test_overrun(void)
 		  (unsigned long long)r.aux_lost, (unsigned long long)r.truncated,
 		  (unsigned long long)r.lost_at_least);
 	TBT_CHECK(r.nprog_tids == 4, "overrun: program reported %d threads", r.nprog_tids);
+}
+
+/*
+ * A shared ETF as the sink (tb_csemu topology=shared sink=etf: both ETMs
+ * into one TMC in circular-buffer mode, 64 KiB of SRAM read out word by
+ * word once stopped): a thread leaving its CPU while the other traces on
+ * is placed by RWP from RRP, where the copy-out starts (tb_cs_place()),
+ * so its SWITCH records lie ahead of the head and check_run()'s
+ * attribution by position holds as with the ETR.
+ */
+static void test_etf(void)
+{
+	static const char *const etf[] = { "modprobe", "tb_csemu", "topology=shared",
+					   "sink=etf", NULL };
+	static const char *const juno[] = { "modprobe", "tb_csemu", "topology=juno", NULL };
+	char *argv[] = { PROG, "threads", "4", "150", NULL };
+	struct run r;
+
+	tbt_rmmod("tb_csemu");
+	TBT_CHECK(tbt_run(etf) == 0, "modprobe tb_csemu topology=shared sink=etf");
+	if (!trace_prog(&r, "etf", argv, 0)) {
+		TBT_CHECK(r.nprog_tids == 4, "etf: program reported %d threads", r.nprog_tids);
+		TBT_CHECK(r.ahead > 0, "etf: no SWITCH record was placed ahead of the head");
+	}
+	tbt_rmmod("tb_csemu");
+	TBT_CHECK(tbt_run(juno) == 0, "modprobe tb_csemu topology=juno");
 }
 
 /* SETUP's errors for the per-task target on CoreSight. */
@@ -977,7 +1070,7 @@ static void c_own(void *p __attribute__((unused)))
 		tracebuf_disable(&r.s);
 		consume_run(&r);
 		TBT_CHECK(r.published > 0 && r.c[0].ins + r.c[1].ins > 0 && !r.unattributed &&
-			  !r.unknown_id && !r.c[0].in && !r.c[1].in,
+			  !r.unknown_id && !r.c[0].rin && !r.c[1].rin,
 			  "own process: %llu bytes, %llu IN, %llu unattributed",
 			  (unsigned long long)r.published,
 			  (unsigned long long)(r.c[0].ins + r.c[1].ins),
@@ -1062,6 +1155,7 @@ int main(void)
 	test_noinherit();
 	test_exit();
 	test_overrun();
+	test_etf();
 	test_permissions();
 	TBT_CHECK(violations() == 0, "emulator violations at the end");
 	tbt_rmmod("tb_csemu");
