@@ -419,11 +419,57 @@ static void ex_put(uint8_t *b, uint64_t v, unsigned int size)
 	memcpy(b, &v, size);	/* little-endian: the low bytes */
 }
 
+/*
+ * len bytes of tid's memory at addr to buf (wr 0), or from buf (wr 1).
+ * process_vm_readv/writev where the kernel has them; a kernel built
+ * without CONFIG_CROSS_MEMORY_ATTACH (the debug kernels, from tinyconfig:
+ * mm/Makefile builds mm/process_vm_access.c only with it, and the system
+ * calls are then sys_ni_syscall's ENOSYS) goes word by word with
+ * PTRACE_PEEKDATA and PTRACE_POKEDATA, through the aligned 8-byte words
+ * that hold the bytes: an exclusive access is naturally aligned (Arm ARM
+ * DDI 0487, B2.5.2 "Alignment of data accesses": an unaligned exclusive
+ * faults) and so is an A64 instruction, so those words are in the
+ * bytes' page. A written word's other bytes are written back as read.
+ * Without this the debug kernels failed every store-exclusive's
+ * emulation (its instruction unread, the store-exclusive was stepped and
+ * failed) and the program spun in its LDXR/STXR loop.
+ */
+static int mem_rw(pid_t tid, uint64_t addr, void *buf, size_t len, int wr)
+{
+	struct iovec local = { buf, len }, remote = { (void *)addr, len };
+	uint64_t a, end = addr + len;
+	uint8_t *b = buf;
+
+	if ((wr ? process_vm_writev(tid, &local, 1, &remote, 1, 0) :
+	     process_vm_readv(tid, &local, 1, &remote, 1, 0)) == (ssize_t)len)
+		return 0;
+	for (a = addr & ~7ULL; a < end; a += 8) {
+		uint64_t lo = a < addr ? addr : a, hi = a + 8 > end ? end : a + 8;
+		uint8_t word[8];
+		long v;
+
+		errno = 0;
+		v = ptrace(PTRACE_PEEKDATA, tid, (void *)a, NULL);
+		if (errno)
+			return -1;
+		memcpy(word, &v, 8);
+		if (!wr) {
+			memcpy(b + (lo - addr), word + (lo - a), hi - lo);
+			continue;
+		}
+		memcpy(word + (lo - a), b + (lo - addr), hi - lo);
+		memcpy(&v, word, 8);
+		if (ptrace(PTRACE_POKEDATA, tid, (void *)a, (void *)v))
+			return -1;
+	}
+	return 0;
+}
+
 /* Returns 1 if the instruction at the PC was executed here (a store-exclusive). */
 static int exclusive(struct thread *t)
 {
 	struct user_regs_struct r;
-	struct iovec io = { &r, sizeof(r) }, local, remote;
+	struct iovec io = { &r, sizeof(r) };
 	uint8_t mem[16], val[16];
 	unsigned int size, pair, rs, status = 1;
 	uint64_t addr;
@@ -438,11 +484,7 @@ static int exclusive(struct thread *t)
 		t->ldx = 0;
 		t->ex_valid = 1;
 	}
-	local.iov_base = &w;
-	local.iov_len = 4;
-	remote.iov_base = (void *)r.pc;
-	remote.iov_len = 4;
-	if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) != 4)
+	if (mem_rw(t->tid, r.pc, &w, 4, 0))
 		return 0;	/* classify() reads it (or fails) */
 	if ((w & 0xfffff0ff) == 0xd503305f) {
 		t->ex_valid = 0;	/* CLREX */
@@ -469,14 +511,9 @@ static int exclusive(struct thread *t)
 	if (pair)
 		ex_put(val + size, xreg(&r, (w >> 10) & 31, 0), size);
 	if (t->ex_valid && t->ex_addr == addr && t->ex_len == (pair ? 2 * size : size)) {
-		local.iov_base = mem;
-		local.iov_len = t->ex_len;
-		remote.iov_base = (void *)addr;
-		remote.iov_len = t->ex_len;
-		if (process_vm_readv(t->tid, &local, 1, &remote, 1, 0) == (ssize_t)t->ex_len &&
+		if (!mem_rw(t->tid, addr, mem, t->ex_len, 0) &&
 		    !memcmp(mem, t->ex_val, t->ex_len)) {
-			local.iov_base = val;
-			if (process_vm_writev(t->tid, &local, 1, &remote, 1, 0) != (ssize_t)t->ex_len) {
+			if (mem_rw(t->tid, addr, val, t->ex_len, 1)) {
 				perror("ptfollow: store-exclusive");
 				exit(1);
 			}

@@ -26,8 +26,7 @@
  * symbol table; gt-filter: gtcheck --range, only fib's instructions,
  * entering and leaving it where the ground truth does; on arm64 an
  * ETMv4 ViewInst include range, which tb_csemu's follow mode honours per
- * instruction); and its fork mode (x86_64 only: on arm64 the capture
- * does not fit the guest's /tmp beside the others)
+ * instruction); and its fork mode
  * (gt-fork: 'followprog fork 1', the child execs followprog 1, two
  * threads; the tool's -p inherits to the child, the decoder follows the
  * exec from the sideband, and the ground truth has the execve going to
@@ -40,9 +39,7 @@
  * host's gtcheck of that capture must FAIL, which shows the comparison
  * sees a wrong branch.
  *
- * gt-plt (x86_64 only: not yet run in an arm64 guest, though
- * build-guest.sh builds it and its loader for arm64 too):
- * tests/guest/gtplt/gtplt.c, dynamically linked (no libc; the system's
+ * gt-plt: tests/guest/gtplt/gtplt.c, dynamically linked (no libc; the system's
  * dynamic loader, our libgtplt.so, lazy binding), followed from the
  * loader's first instruction; it calls gtplt_mix() through its PLT
  * twice: through the loader's resolver, then straight to the function. The sysroot the host
@@ -338,9 +335,9 @@ int main(int argc, char **argv)
 	 * through the PLT, the first through the loader's lazy-binding
 	 * resolver, the second straight to the function (the capture's
 	 * sideband names the loader and the library; the host's sysroot has
-	 * them). x86_64 only until it has passed in an arm64 guest.
+	 * them).
 	 */
-	if (HAVE_PT && !breaking) {
+	if (!breaking) {
 		prog = PLTPROG;
 		run_case("gt-plt", NULL, NULL, NULL);
 		prog = PROG;
@@ -348,11 +345,12 @@ int main(int argc, char **argv)
 
 	/*
 	 * fork + exec: the child execs followprog 1, followed from its fork.
-	 * x86_64 only: on arm64 the capture is over 100 MB (a 4 KiB granule
-	 * of formatter padding per switch of a single-stepped thread) and,
-	 * beside the plan's other captures, does not fit the guest's /tmp.
+	 * On arm64 the capture is over 100 MB (a 4 KiB granule of formatter
+	 * padding per switch of a single-stepped thread): run-guest.sh gives
+	 * arm64 guests 1024 MB, so /tmp (tmpfs, half of it) holds it beside
+	 * the plan's other captures.
 	 */
-	if (HAVE_PT && !breaking) {
+	if (!breaking) {
 		mode = "fork";
 		run_case("gt-fork", "1", NULL, NULL);
 		mode = NULL;

@@ -390,9 +390,12 @@ x86_64)
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
 	;;
 arm64)
-	mem=512
-	# KASAN's shadow memory.
-	[ "$cfg" = arm64-debug ] && mem=1024
+	# 1024 MB: tool_gt's captures (over 100 MB each but gt-filter's: a
+	# 4 KiB granule of formatter padding per switch of a single-stepped
+	# thread) fill /tmp, a tmpfs of half the guest's memory, and 512 MB
+	# was too little for them (gt-fork: 'No space left on device');
+	# arm64-debug also has KASAN's shadow memory in it.
+	mem=1024
 	# The machine's own device tree plus the CoreSight of Juno r2 and
 	# MSM8916 from the kernel's device trees (the emulator's topology=juno
 	# and msm8916 read them from it).
