@@ -50,7 +50,6 @@
  * tb_ring_wakeup() says when a commit wakes.
  */
 #include <linux/fs.h>
-#include <linux/indirect_call_wrapper.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/signal.h>
@@ -78,20 +77,6 @@ static void tb_publish(atomic64_t *src, __u64 *dst)
 		v = atomic64_read(src);
 		WRITE_ONCE(*dst, v);
 	} while (atomic64_read(src) != v);
-}
-
-/* tb_publish() of @v, the value an atomic operation on @src just returned. */
-static void tb_publish_val(atomic64_t *src, __u64 *dst, s64 v)
-{
-	s64 now;
-
-	for (;;) {
-		WRITE_ONCE(*dst, v);
-		now = atomic64_read(src);
-		if (now == v)
-			return;
-		v = now;
-	}
 }
 
 /*
@@ -165,6 +150,21 @@ bool tb_ring_readable(struct tb_ring *rb)
 	return tb_ring_readable_at(rb, head, tb_ring_tail(rb, head));
 }
 
+/*
+ * Who may need a wakeup, from the owner's wait state (struct
+ * tb_ring_waitq), read in place: a commit pays loads, not a call. No
+ * barrier of its own: the caller's (W) (tracebuf_commit()) or
+ * tb_ring_kick()'s smp_mb() is the one wq_has_sleeper() would add,
+ * pairing with the sleeper's set_current_state() and with tb_ring_arm().
+ */
+static __always_inline enum tb_waiters tb_ring_waiters(struct tb_ring *rb)
+{
+	if (READ_ONCE(*rb->waitq.fasync) || READ_ONCE(*rb->waitq.edge))
+		return TB_WAIT_EDGE;
+	/* No smp_mb() of its own: the caller's (W) orders it (see above). */
+	return waitqueue_active(rb->waitq.wq) ? TB_WAIT_LEVEL : TB_WAIT_NONE;
+}
+
 /* How far ahead a level-mode wakeup disarms: beyond any tail for 2^62 bytes. */
 #define TB_DISARMED	BIT_ULL(62)
 
@@ -193,19 +193,16 @@ bool tb_ring_readable(struct tb_ring *rb)
  * committed record) made exact for sleepers, and perf's watermark and
  * wakeup_events (kernel/events/ring_buffer.c) kept as the readiness.
  */
-static void tb_ring_wakeup(struct tb_ring *rb)
+static noinline void tb_ring_wakeup(struct tb_ring *rb, enum tb_waiters w)
 {
-	enum tb_waiters w;
 	u64 head, tail, at;
 
 	/*
-	 * The caller's (W) (tracebuf_commit()) has ordered the commit (B)
-	 * and n_mark before the loads of the wait queue and wake_at.
-	 * The session's, called directly: no retpoline on every commit.
+	 * @w is tb_ring_waiters(), not TB_WAIT_NONE. The caller's (W)
+	 * (tracebuf_commit()) has ordered the commit (B) and n_mark before
+	 * the loads of the wait queue and wake_at. Out of line: a commit
+	 * nobody waits for does not save the registers this needs.
 	 */
-	w = INDIRECT_CALL_1(rb->ops->waiters, tb_session_waiters, rb->s);
-	if (w == TB_WAIT_NONE)
-		return;
 	at = atomic64_read(&rb->wake_at);
 	head = atomic64_read(&rb->head);
 	/* Level mode, disarmed: no valid tail (at most the head) reaches it. */
@@ -280,7 +277,7 @@ void tb_ring_kick(struct tb_ring *rb)
 	 * sleeper's set_current_state().
 	 */
 	smp_mb();
-	if (rb->ops->waiters(rb->s) != TB_WAIT_NONE)
+	if (tb_ring_waiters(rb) != TB_WAIT_NONE)
 		irq_work_queue(&rb->wakeup_work);
 }
 
@@ -321,6 +318,28 @@ static void tb_rec_commit(struct tb_ring *rb, void *p, u64 pos)
 static void tb_ring_publish_head(struct tb_ring *rb)
 {
 	tb_publish(&rb->head, &rb->ctl->data_head);	/* (E) */
+}
+
+/*
+ * After a commit: tb_publish() of the commit count, starting from @v (what
+ * the commit's atomic returned: no load), and of the head (E), in one
+ * loop: store both, re-read both, again until neither moved.
+ */
+static void tb_ring_publish_commit(struct tb_ring *rb, s64 v)
+{
+	struct tracebuf_ctl *ctl = rb->ctl;
+	s64 h = atomic64_read(&rb->head), nv, nh;
+
+	for (;;) {
+		WRITE_ONCE(ctl->records_written, v);
+		WRITE_ONCE(ctl->data_head, h);	/* (E) */
+		nv = atomic64_read(&rb->written);
+		nh = atomic64_read(&rb->head);
+		if (nv == v && nh == h)
+			return;
+		v = nv;
+		h = nh;
+	}
 }
 
 /*
@@ -538,29 +557,32 @@ static void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
 void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
 	void *p = (void *)wr->rec + rb->shift;
-	u32 i;
+	u32 i, n = wr->count, size = wr->size;
+	enum tb_waiters w;
 
-	for (i = 0; i < wr->count; i++)
-		tb_rec_commit(rb, p + i * wr->size, wr->pos + (u64)i * wr->size);
+	for (i = 0; i < n; i++)
+		tb_rec_commit(rb, p + i * size, wr->pos + (u64)i * size);
 	if (likely(!(wr->flags & TRACEBUF_REC_F_DISCARD))) {
 		if (rb->wakeup_events)
 			tb_ring_count_events(rb, wr);
 		/*
 		 * (W) The count, with a fully ordered atomic (a value-returning
 		 * RMW: Documentation/atomic_t.txt): the commit (B) and n_mark
-		 * before tb_ring_wakeup()'s loads of the wait queue and
-		 * wake_at; pairs with (P) in tb_ring_arm(): either the arming
-		 * consumer sees this record, or this writer sees it armed.
-		 * One atomic operation for the count and the barrier.
+		 * before tb_ring_waiters()' and tb_ring_wakeup()'s loads of the
+		 * wait queue and wake_at; pairs with (P) in tb_ring_arm():
+		 * either the arming consumer sees this record, or this writer
+		 * sees it armed. One atomic operation for the count and the
+		 * barrier.
 		 */
-		tb_publish_val(&rb->written, &rb->ctl->records_written,
-			       atomic64_add_return(wr->count, &rb->written));
+		tb_ring_publish_commit(rb, atomic64_add_return(n, &rb->written));
 	} else {
 		/* (W) for a discard, which counts nothing: as above. */
 		smp_mb();
+		tb_ring_publish_head(rb);
 	}
-	tb_ring_publish_head(rb);
-	tb_ring_wakeup(rb);
+	w = tb_ring_waiters(rb);
+	if (w != TB_WAIT_NONE)
+		tb_ring_wakeup(rb, w);
 }
 EXPORT_SYMBOL_GPL(tracebuf_commit);
 
@@ -645,8 +667,8 @@ ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
 }
 
 struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,
-			      u64 size, int node, u64 watermark, u32 wakeup_events,
-			      u32 setup_flags)
+			      const struct tb_ring_waitq *waitq, u64 size, int node,
+			      u64 watermark, u32 wakeup_events, u32 setup_flags)
 {
 	unsigned int i, n = size >> PAGE_SHIFT;
 	struct page **map;
@@ -657,6 +679,7 @@ struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *op
 		return NULL;
 	rb->s = s;
 	rb->ops = ops;
+	rb->waitq = *waitq;
 	rb->size = size;
 	rb->mask = size - 1;
 	rb->watermark = watermark ? watermark : size / 2;

@@ -10,11 +10,13 @@
 #include <linux/atomic.h>
 #include <linux/irq_work.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <tracebuf.h>
 
+struct fasync_struct;
 struct tb_session;
 
-/* Who may need a wakeup (tb_ring_ops.waiters). */
+/* Who may need a wakeup (tb_ring_waiters() in ring.c). */
 enum tb_waiters {
 	TB_WAIT_NONE,		/* nobody: no wakeup is ever useful */
 	TB_WAIT_LEVEL,		/* sleepers in poll/select/read, level epoll */
@@ -23,17 +25,29 @@ enum tb_waiters {
 
 /*
  * What the ring asks of its owner (session.c), so that this lower layer
- * never calls up into it: who is waiting (no barrier of its own: the
- * caller orders it), and wake them.
+ * never calls up into it: wake the consumers.
  */
 struct tb_ring_ops {
-	enum tb_waiters (*waiters)(struct tb_session *s);
 	void (*wake)(struct tb_session *s, int band);	/* hardirq context */
+};
+
+/*
+ * Where the owner's consumers wait, which every commit reads to know
+ * whether anyone may need a wakeup (tb_ring_waiters(): loads, not a call
+ * per record): sleepers in poll, select, level-triggered epoll and read()
+ * are on @wq, SIGIO owners on *@fasync, and *@edge is set once an
+ * edge-triggered epoll polled. The owner keeps them for the ring's life.
+ */
+struct tb_ring_waitq {
+	wait_queue_head_t *wq;
+	struct fasync_struct **fasync;
+	bool *edge;
 };
 
 struct tb_ring {
 	struct tb_session *s;		/* owner, opaque here; outlives the ring */
 	const struct tb_ring_ops *ops;
+	struct tb_ring_waitq waitq;	/* the owner's, see above */
 	struct tracebuf_ctl *ctl;	/* the control page, kernel view */
 	void *data;			/* data pages mapped twice (vmap) */
 	u64 size;			/* data bytes, 2^n pages */
@@ -112,13 +126,10 @@ struct tracebuf_wr {
 	u16 flags;			/* rec->hdr.flags */
 };
 
-/* The session's ops->waiters (session.c), for INDIRECT_CALL_1(). */
-enum tb_waiters tb_session_waiters(struct tb_session *s);
-
 /* ring.c */
 struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,
-			      u64 size, int node, u64 watermark, u32 wakeup_events,
-			      u32 setup_flags);
+			      const struct tb_ring_waitq *waitq, u64 size, int node,
+			      u64 watermark, u32 wakeup_events, u32 setup_flags);
 void tb_ring_free(struct tb_ring *rb);
 bool tb_ring_readable(struct tb_ring *rb);
 bool tb_ring_arm(struct tb_ring *rb);
