@@ -116,13 +116,6 @@ static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
 	return t;
 }
 
-/* The commit word of the record at p, in the ring's format. */
-static u32 *tb_commit_word(struct tb_ring *rb, void *p)
-{
-	return rb->compact ? &((struct tracebuf_crec *)p)->commit :
-			     &((struct tracebuf_record *)p)->commit;
-}
-
 /*
  * Readiness, for poll, read and the writers alike: the record at the tail
  * is committed (so a woken consumer always finds something to read), and
@@ -148,21 +141,6 @@ bool tb_ring_readable(struct tb_ring *rb)
 	u64 head = atomic64_read(&rb->head);
 
 	return tb_ring_readable_at(rb, head, tb_ring_tail(rb, head));
-}
-
-/*
- * Who may need a wakeup, from the owner's wait state (struct
- * tb_ring_waitq), read in place: a commit pays loads, not a call. No
- * barrier of its own: the caller's (W) (tracebuf_commit()) or
- * tb_ring_kick()'s smp_mb() is the one wq_has_sleeper() would add,
- * pairing with the sleeper's set_current_state() and with tb_ring_arm().
- */
-static __always_inline enum tb_waiters tb_ring_waiters(struct tb_ring *rb)
-{
-	if (READ_ONCE(*rb->waitq.fasync) || READ_ONCE(*rb->waitq.edge))
-		return TB_WAIT_EDGE;
-	/* No smp_mb() of its own: the caller's (W) orders it (see above). */
-	return waitqueue_active(rb->waitq.wq) ? TB_WAIT_LEVEL : TB_WAIT_NONE;
 }
 
 /* How far ahead a level-mode wakeup disarms: beyond any tail for 2^62 bytes. */
@@ -193,7 +171,7 @@ static __always_inline enum tb_waiters tb_ring_waiters(struct tb_ring *rb)
  * committed record) made exact for sleepers, and perf's watermark and
  * wakeup_events (kernel/events/ring_buffer.c) kept as the readiness.
  */
-static noinline void tb_ring_wakeup(struct tb_ring *rb, enum tb_waiters w)
+void tb_ring_wakeup(struct tb_ring *rb, enum tb_waiters w)
 {
 	u64 head, tail, at;
 
@@ -225,6 +203,7 @@ static noinline void tb_ring_wakeup(struct tb_ring *rb, enum tb_waiters w)
 				       w == TB_WAIT_EDGE ? head : tail + TB_DISARMED));
 	irq_work_queue(&rb->wakeup_work);
 }
+EXPORT_SYMBOL_GPL(tb_ring_wakeup);
 
 /*
  * A consumer about to sleep (poll, blocking read): readable now? If not,
@@ -290,71 +269,9 @@ static void tb_ring_mark(struct tb_ring *rb, u64 end)
 		;
 }
 
-/* The prefix of the record at p, in the ring's format. */
-static void tb_rec_init(struct tb_ring *rb, void *p, u16 type, u32 size, u16 flags)
-{
-	struct tracebuf_record *rec = p;
-	struct tracebuf_crec *c = p;
-
-	if (rb->compact) {
-		c->size = size;
-		c->type = flags & TRACEBUF_REC_F_DISCARD ? TRACEBUF_CREC_SKIP : type;
-		return;
-	}
-	rec->hdr.size = size;
-	rec->hdr.type = type;
-	rec->hdr.flags = flags;
-	rec->cpu = raw_smp_processor_id();
-	/* NMI-safe CLOCK_MONOTONIC, unless SETUP asked for no time. */
-	rec->time = rb->no_time ? 0 : ktime_get_mono_fast_ns();
-}
-
-static void tb_rec_commit(struct tb_ring *rb, void *p, u64 pos)
-{
-	/* (B), pairs with (C) */
-	smp_store_release(tb_commit_word(rb, p), tracebuf_commit_tag(pos));
-}
-
 static void tb_ring_publish_head(struct tb_ring *rb)
 {
 	tb_publish(&rb->head, &rb->ctl->data_head);	/* (E) */
-}
-
-/*
- * After a commit: tb_publish() of the commit count, starting from @v (what
- * the commit's atomic returned: no load), and of the head (E), in one
- * loop: store both, re-read both, again until neither moved.
- */
-static void tb_ring_publish_commit(struct tb_ring *rb, s64 v)
-{
-	struct tracebuf_ctl *ctl = rb->ctl;
-	s64 h = atomic64_read(&rb->head), nv, nh;
-
-	for (;;) {
-		WRITE_ONCE(ctl->records_written, v);
-		WRITE_ONCE(ctl->data_head, h);	/* (E) */
-		nv = atomic64_read(&rb->written);
-		nh = atomic64_read(&rb->head);
-		if (nv == v && nh == h)
-			return;
-		v = nv;
-		h = nh;
-	}
-}
-
-/*
- * The size in the ring of a record a writer asks for (standard layout,
- * struct tracebuf_record included), or 0 if the ring can never hold it
- * with room for a LOST record.
- */
-static u32 tb_rec_size(struct tb_ring *rb, u32 size)
-{
-	u32 max = rb->compact ? TRACEBUF_CREC_SIZE_MAX : U32_MAX & ~7U;
-
-	if (size < sizeof(struct tracebuf_record) || size > U32_MAX - 7)
-		return 0;
-	size = round_up(size, 8) - rb->shift;
-	return size <= max && size + rb->lost_size <= rb->size ? size : 0;
 }
 
 /* Count n records that did not fit: the next LOST record reports them. */
@@ -427,25 +344,8 @@ static u32 tb_ring_reserve(struct tb_ring *rb, u32 size, u32 n, u64 *pos)
 	return k;
 }
 
-/* A reservation of k records of size bytes at pos, their prefixes written. */
-static __always_inline void tb_wr_init(struct tb_ring *rb, struct tracebuf_wr *wr,
-				       u64 pos, u16 type, u32 size, u32 k)
-{
-	void *p = rb->data + (pos & rb->mask);
-	u32 i;
-
-	wr->pos = pos;
-	wr->rec = p - rb->shift;	/* the standard view (ring.h) */
-	wr->size = size;
-	wr->flags = 0;
-	wr->count = k;
-	for (i = 0; i < k; i++)
-		tb_rec_init(rb, p + i * size, type, size, 0);
-}
-
 /* tracebuf_reserve() on a ring that looks full or owes a LOST record. */
-static noinline int tb_reserve_one_slow(struct tb_ring *rb, u16 type, u32 size,
-					struct tracebuf_wr *wr)
+int tb_reserve_one_slow(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr *wr)
 {
 	u64 pos;
 
@@ -454,53 +354,7 @@ static noinline int tb_reserve_one_slow(struct tb_ring *rb, u16 type, u32 size,
 	tb_wr_init(rb, wr, pos, type, size, 1);
 	return 0;
 }
-
-/**
- * tracebuf_reserve - reserve room for one record
- * @rb: the ring
- * @type: enum tracebuf_rec_type
- * @size: record size in bytes, struct tracebuf_record included
- * @wr: filled with the record and its position
- *
- * The record's prefix (header, CPU, time) is filled in; the caller writes
- * the rest in place and calls tracebuf_commit() or tracebuf_discard().
- * Callable in any context, NMI included, but never preemptible: from here
- * to the commit the reservation holds back the consumer and every writer
- * behind it, so the caller keeps preemption off until it commits (lockdep
- * kernels check). Returns 0, -EINVAL for a size
- * the ring can never hold, or -ENOSPC when the ring is full: then the
- * record is counted as lost and reported by the next LOST record.
- */
-int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr *wr)
-{
-	u64 head, tail;
-	u32 rsize;
-
-	/* Until tracebuf_commit(): see above. */
-	lockdep_assert_preemption_disabled();
-	rsize = tb_rec_size(rb, size);
-	if (unlikely(!rsize))
-		return -EINVAL;
-	/*
-	 * One record: tb_ring_reserve() without the batch's arithmetic.
-	 * (A) through rb->tail: pairs with tb_ring_tail()'s cmpxchg.
-	 */
-	tail = atomic64_read_acquire(&rb->tail);
-	head = atomic64_read(&rb->head);
-	do {
-		/*
-		 * Full by the kernel's tail (or head - tail is beyond the
-		 * ring: true too), or a LOST record to write first: the
-		 * general path, which refreshes the tail.
-		 */
-		if (unlikely(head - tail > rb->size - rsize ||
-			     atomic64_read(&rb->lost_pending)))
-			return tb_reserve_one_slow(rb, type, rsize, wr);
-	} while (!atomic64_try_cmpxchg(&rb->head, &head, head + rsize));
-	tb_wr_init(rb, wr, head, type, rsize, 1);
-	return 0;
-}
-EXPORT_SYMBOL_GPL(tracebuf_reserve);
+EXPORT_SYMBOL_GPL(tb_reserve_one_slow);
 
 /**
  * tracebuf_reserve_batch - reserve room for several records at once
@@ -538,7 +392,7 @@ u32 tracebuf_reserve_batch(struct tb_ring *rb, u16 type, u32 size, u32 n,
 EXPORT_SYMBOL_GPL(tracebuf_reserve_batch);
 
 /* The every-N mark, for k records ending at end: each N-th is a mark. */
-static void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
+void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
 	u32 n = rb->wakeup_events, k = wr->count;
 	u32 after = atomic_add_return(k, &rb->events);
@@ -548,43 +402,21 @@ static void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
 	if (after - last < k)
 		tb_ring_mark(rb, wr->pos + (u64)(k - (after - last)) * wr->size);
 }
+EXPORT_SYMBOL_GPL(tb_ring_count_events);
 
-/**
- * tracebuf_commit - make reserved records visible to the consumer
- * @rb: the ring
- * @wr: the reservation (one record, or a batch's wr->count records)
- */
-void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
+/* tracebuf_commit() of a discard, which counts nothing. */
+void tb_commit_discarded(struct tb_ring *rb)
 {
-	void *p = (void *)wr->rec + rb->shift;
-	u32 i, n = wr->count, size = wr->size;
 	enum tb_waiters w;
 
-	for (i = 0; i < n; i++)
-		tb_rec_commit(rb, p + i * size, wr->pos + (u64)i * size);
-	if (likely(!(wr->flags & TRACEBUF_REC_F_DISCARD))) {
-		if (rb->wakeup_events)
-			tb_ring_count_events(rb, wr);
-		/*
-		 * (W) The count, with a fully ordered atomic (a value-returning
-		 * RMW: Documentation/atomic_t.txt): the commit (B) and n_mark
-		 * before tb_ring_waiters()' and tb_ring_wakeup()'s loads of the
-		 * wait queue and wake_at; pairs with (P) in tb_ring_arm():
-		 * either the arming consumer sees this record, or this writer
-		 * sees it armed. One atomic operation for the count and the
-		 * barrier.
-		 */
-		tb_ring_publish_commit(rb, atomic64_add_return(n, &rb->written));
-	} else {
-		/* (W) for a discard, which counts nothing: as above. */
-		smp_mb();
-		tb_ring_publish_head(rb);
-	}
+	/* (W) as in tracebuf_commit(), without a count to carry it. */
+	smp_mb();
+	tb_ring_publish_head(rb);
 	w = tb_ring_waiters(rb);
 	if (w != TB_WAIT_NONE)
 		tb_ring_wakeup(rb, w);
 }
-EXPORT_SYMBOL_GPL(tracebuf_commit);
+EXPORT_SYMBOL_GPL(tb_commit_discarded);
 
 /**
  * tracebuf_discard - give a reservation back
