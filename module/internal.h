@@ -157,7 +157,6 @@ ssize_t tb_session_read(struct tb_session *s, char __user *buf, size_t len,
 			bool nonblock);
 __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 			 struct poll_table_struct *wait);
-enum tb_waiters tb_session_waiters(struct tb_session *s);
 void tb_session_wake(struct tb_session *s, int band);
 void tb_session_release(struct tb_session *s);
 int tb_session_open(struct tb_session *s);

@@ -50,7 +50,6 @@
  * tb_ring_wakeup() says when a commit wakes.
  */
 #include <linux/fs.h>
-#include <linux/indirect_call_wrapper.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/signal.h>
@@ -78,20 +77,6 @@ static void tb_publish(atomic64_t *src, __u64 *dst)
 		v = atomic64_read(src);
 		WRITE_ONCE(*dst, v);
 	} while (atomic64_read(src) != v);
-}
-
-/* tb_publish() of @v, the value an atomic operation on @src just returned. */
-static void tb_publish_val(atomic64_t *src, __u64 *dst, s64 v)
-{
-	s64 now;
-
-	for (;;) {
-		WRITE_ONCE(*dst, v);
-		now = atomic64_read(src);
-		if (now == v)
-			return;
-		v = now;
-	}
 }
 
 /*
@@ -129,13 +114,6 @@ static u64 tb_ring_tail(struct tb_ring *rb, u64 head)
 	if (t != cached)
 		atomic64_cmpxchg(&rb->tail, cached, t);
 	return t;
-}
-
-/* The commit word of the record at p, in the ring's format. */
-static u32 *tb_commit_word(struct tb_ring *rb, void *p)
-{
-	return rb->compact ? &((struct tracebuf_crec *)p)->commit :
-			     &((struct tracebuf_record *)p)->commit;
 }
 
 /*
@@ -193,19 +171,16 @@ bool tb_ring_readable(struct tb_ring *rb)
  * committed record) made exact for sleepers, and perf's watermark and
  * wakeup_events (kernel/events/ring_buffer.c) kept as the readiness.
  */
-static void tb_ring_wakeup(struct tb_ring *rb)
+void tb_ring_wakeup(struct tb_ring *rb, enum tb_waiters w)
 {
-	enum tb_waiters w;
 	u64 head, tail, at;
 
 	/*
-	 * The caller's (W) (tracebuf_commit()) has ordered the commit (B)
-	 * and n_mark before the loads of the wait queue and wake_at.
-	 * The session's, called directly: no retpoline on every commit.
+	 * @w is tb_ring_waiters(), not TB_WAIT_NONE. The caller's (W)
+	 * (tracebuf_commit()) has ordered the commit (B) and n_mark before
+	 * the loads of the wait queue and wake_at. Out of line: a commit
+	 * nobody waits for does not save the registers this needs.
 	 */
-	w = INDIRECT_CALL_1(rb->ops->waiters, tb_session_waiters, rb->s);
-	if (w == TB_WAIT_NONE)
-		return;
 	at = atomic64_read(&rb->wake_at);
 	head = atomic64_read(&rb->head);
 	/* Level mode, disarmed: no valid tail (at most the head) reaches it. */
@@ -228,6 +203,7 @@ static void tb_ring_wakeup(struct tb_ring *rb)
 				       w == TB_WAIT_EDGE ? head : tail + TB_DISARMED));
 	irq_work_queue(&rb->wakeup_work);
 }
+EXPORT_SYMBOL_GPL(tb_ring_wakeup);
 
 /*
  * A consumer about to sleep (poll, blocking read): readable now? If not,
@@ -280,7 +256,7 @@ void tb_ring_kick(struct tb_ring *rb)
 	 * sleeper's set_current_state().
 	 */
 	smp_mb();
-	if (rb->ops->waiters(rb->s) != TB_WAIT_NONE)
+	if (tb_ring_waiters(rb) != TB_WAIT_NONE)
 		irq_work_queue(&rb->wakeup_work);
 }
 
@@ -293,49 +269,9 @@ static void tb_ring_mark(struct tb_ring *rb, u64 end)
 		;
 }
 
-/* The prefix of the record at p, in the ring's format. */
-static void tb_rec_init(struct tb_ring *rb, void *p, u16 type, u32 size, u16 flags)
-{
-	struct tracebuf_record *rec = p;
-	struct tracebuf_crec *c = p;
-
-	if (rb->compact) {
-		c->size = size;
-		c->type = flags & TRACEBUF_REC_F_DISCARD ? TRACEBUF_CREC_SKIP : type;
-		return;
-	}
-	rec->hdr.size = size;
-	rec->hdr.type = type;
-	rec->hdr.flags = flags;
-	rec->cpu = raw_smp_processor_id();
-	/* NMI-safe CLOCK_MONOTONIC, unless SETUP asked for no time. */
-	rec->time = rb->no_time ? 0 : ktime_get_mono_fast_ns();
-}
-
-static void tb_rec_commit(struct tb_ring *rb, void *p, u64 pos)
-{
-	/* (B), pairs with (C) */
-	smp_store_release(tb_commit_word(rb, p), tracebuf_commit_tag(pos));
-}
-
 static void tb_ring_publish_head(struct tb_ring *rb)
 {
 	tb_publish(&rb->head, &rb->ctl->data_head);	/* (E) */
-}
-
-/*
- * The size in the ring of a record a writer asks for (standard layout,
- * struct tracebuf_record included), or 0 if the ring can never hold it
- * with room for a LOST record.
- */
-static u32 tb_rec_size(struct tb_ring *rb, u32 size)
-{
-	u32 max = rb->compact ? TRACEBUF_CREC_SIZE_MAX : U32_MAX & ~7U;
-
-	if (size < sizeof(struct tracebuf_record) || size > U32_MAX - 7)
-		return 0;
-	size = round_up(size, 8) - rb->shift;
-	return size <= max && size + rb->lost_size <= rb->size ? size : 0;
 }
 
 /* Count n records that did not fit: the next LOST record reports them. */
@@ -408,25 +344,8 @@ static u32 tb_ring_reserve(struct tb_ring *rb, u32 size, u32 n, u64 *pos)
 	return k;
 }
 
-/* A reservation of k records of size bytes at pos, their prefixes written. */
-static __always_inline void tb_wr_init(struct tb_ring *rb, struct tracebuf_wr *wr,
-				       u64 pos, u16 type, u32 size, u32 k)
-{
-	void *p = rb->data + (pos & rb->mask);
-	u32 i;
-
-	wr->pos = pos;
-	wr->rec = p - rb->shift;	/* the standard view (ring.h) */
-	wr->size = size;
-	wr->flags = 0;
-	wr->count = k;
-	for (i = 0; i < k; i++)
-		tb_rec_init(rb, p + i * size, type, size, 0);
-}
-
 /* tracebuf_reserve() on a ring that looks full or owes a LOST record. */
-static noinline int tb_reserve_one_slow(struct tb_ring *rb, u16 type, u32 size,
-					struct tracebuf_wr *wr)
+int tb_reserve_one_slow(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr *wr)
 {
 	u64 pos;
 
@@ -435,53 +354,7 @@ static noinline int tb_reserve_one_slow(struct tb_ring *rb, u16 type, u32 size,
 	tb_wr_init(rb, wr, pos, type, size, 1);
 	return 0;
 }
-
-/**
- * tracebuf_reserve - reserve room for one record
- * @rb: the ring
- * @type: enum tracebuf_rec_type
- * @size: record size in bytes, struct tracebuf_record included
- * @wr: filled with the record and its position
- *
- * The record's prefix (header, CPU, time) is filled in; the caller writes
- * the rest in place and calls tracebuf_commit() or tracebuf_discard().
- * Callable in any context, NMI included, but never preemptible: from here
- * to the commit the reservation holds back the consumer and every writer
- * behind it, so the caller keeps preemption off until it commits (lockdep
- * kernels check). Returns 0, -EINVAL for a size
- * the ring can never hold, or -ENOSPC when the ring is full: then the
- * record is counted as lost and reported by the next LOST record.
- */
-int tracebuf_reserve(struct tb_ring *rb, u16 type, u32 size, struct tracebuf_wr *wr)
-{
-	u64 head, tail;
-	u32 rsize;
-
-	/* Until tracebuf_commit(): see above. */
-	lockdep_assert_preemption_disabled();
-	rsize = tb_rec_size(rb, size);
-	if (unlikely(!rsize))
-		return -EINVAL;
-	/*
-	 * One record: tb_ring_reserve() without the batch's arithmetic.
-	 * (A) through rb->tail: pairs with tb_ring_tail()'s cmpxchg.
-	 */
-	tail = atomic64_read_acquire(&rb->tail);
-	head = atomic64_read(&rb->head);
-	do {
-		/*
-		 * Full by the kernel's tail (or head - tail is beyond the
-		 * ring: true too), or a LOST record to write first: the
-		 * general path, which refreshes the tail.
-		 */
-		if (unlikely(head - tail > rb->size - rsize ||
-			     atomic64_read(&rb->lost_pending)))
-			return tb_reserve_one_slow(rb, type, rsize, wr);
-	} while (!atomic64_try_cmpxchg(&rb->head, &head, head + rsize));
-	tb_wr_init(rb, wr, head, type, rsize, 1);
-	return 0;
-}
-EXPORT_SYMBOL_GPL(tracebuf_reserve);
+EXPORT_SYMBOL_GPL(tb_reserve_one_slow);
 
 /**
  * tracebuf_reserve_batch - reserve room for several records at once
@@ -519,7 +392,7 @@ u32 tracebuf_reserve_batch(struct tb_ring *rb, u16 type, u32 size, u32 n,
 EXPORT_SYMBOL_GPL(tracebuf_reserve_batch);
 
 /* The every-N mark, for k records ending at end: each N-th is a mark. */
-static void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
+void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
 {
 	u32 n = rb->wakeup_events, k = wr->count;
 	u32 after = atomic_add_return(k, &rb->events);
@@ -529,40 +402,21 @@ static void tb_ring_count_events(struct tb_ring *rb, struct tracebuf_wr *wr)
 	if (after - last < k)
 		tb_ring_mark(rb, wr->pos + (u64)(k - (after - last)) * wr->size);
 }
+EXPORT_SYMBOL_GPL(tb_ring_count_events);
 
-/**
- * tracebuf_commit - make reserved records visible to the consumer
- * @rb: the ring
- * @wr: the reservation (one record, or a batch's wr->count records)
- */
-void tracebuf_commit(struct tb_ring *rb, struct tracebuf_wr *wr)
+/* tracebuf_commit() of a discard, which counts nothing. */
+void tb_commit_discarded(struct tb_ring *rb)
 {
-	void *p = (void *)wr->rec + rb->shift;
-	u32 i;
+	enum tb_waiters w;
 
-	for (i = 0; i < wr->count; i++)
-		tb_rec_commit(rb, p + i * wr->size, wr->pos + (u64)i * wr->size);
-	if (likely(!(wr->flags & TRACEBUF_REC_F_DISCARD))) {
-		if (rb->wakeup_events)
-			tb_ring_count_events(rb, wr);
-		/*
-		 * (W) The count, with a fully ordered atomic (a value-returning
-		 * RMW: Documentation/atomic_t.txt): the commit (B) and n_mark
-		 * before tb_ring_wakeup()'s loads of the wait queue and
-		 * wake_at; pairs with (P) in tb_ring_arm(): either the arming
-		 * consumer sees this record, or this writer sees it armed.
-		 * One atomic operation for the count and the barrier.
-		 */
-		tb_publish_val(&rb->written, &rb->ctl->records_written,
-			       atomic64_add_return(wr->count, &rb->written));
-	} else {
-		/* (W) for a discard, which counts nothing: as above. */
-		smp_mb();
-	}
+	/* (W) as in tracebuf_commit(), without a count to carry it. */
+	smp_mb();
 	tb_ring_publish_head(rb);
-	tb_ring_wakeup(rb);
+	w = tb_ring_waiters(rb);
+	if (w != TB_WAIT_NONE)
+		tb_ring_wakeup(rb, w);
 }
-EXPORT_SYMBOL_GPL(tracebuf_commit);
+EXPORT_SYMBOL_GPL(tb_commit_discarded);
 
 /**
  * tracebuf_discard - give a reservation back
@@ -645,8 +499,8 @@ ssize_t tb_ring_read(struct tb_ring *rb, char __user *buf, size_t len)
 }
 
 struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *ops,
-			      u64 size, int node, u64 watermark, u32 wakeup_events,
-			      u32 setup_flags)
+			      const struct tb_ring_waitq *waitq, u64 size, int node,
+			      u64 watermark, u32 wakeup_events, u32 setup_flags)
 {
 	unsigned int i, n = size >> PAGE_SHIFT;
 	struct page **map;
@@ -657,6 +511,7 @@ struct tb_ring *tb_ring_alloc(struct tb_session *s, const struct tb_ring_ops *op
 		return NULL;
 	rb->s = s;
 	rb->ops = ops;
+	rb->waitq = *waitq;
 	rb->size = size;
 	rb->mask = size - 1;
 	rb->watermark = watermark ? watermark : size / 2;

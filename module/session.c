@@ -109,13 +109,18 @@ static int tb_pick_backend(const char *name, const struct cpumask *cpus,
 }
 
 static const struct tb_ring_ops tb_session_ring_ops = {
-	.waiters	= tb_session_waiters,
 	.wake		= tb_session_wake,
 };
 
 /* Under s->lock: the data ring and its control page, charged first. */
 static int tb_session_create_ring(struct tb_session *s, u64 size)
 {
+	/* Who waits, for the ring's wakeup policy (tb_ring_waiters()). */
+	const struct tb_ring_waitq waitq = {
+		.wq	= &s->wq,
+		.fasync	= &s->fasync,
+		.edge	= &s->edge,
+	};
 	struct tb_ring *rb;
 	int ret;
 
@@ -124,7 +129,7 @@ static int tb_session_create_ring(struct tb_session *s, u64 size)
 	ret = tb_charge(&s->ring_charge, (size >> PAGE_SHIFT) + 1);
 	if (ret)
 		return ret;
-	rb = tb_ring_alloc(s, &tb_session_ring_ops, size, s->node,
+	rb = tb_ring_alloc(s, &tb_session_ring_ops, &waitq, size, s->node,
 			   s->setup.data_watermark, s->setup.wakeup_events,
 			   s->setup.flags);
 	if (!rb) {
@@ -816,19 +821,6 @@ __poll_t tb_session_poll(struct tb_session *s, struct file *file,
 	if (READ_ONCE(s->tr_error))
 		events |= EPOLLERR;
 	return events;
-}
-
-/*
- * Who waits, for the ring's wakeup policy. The caller has the full barrier
- * that wq_has_sleeper() would add (pairing with the sleeper's
- * set_current_state() and with tb_ring_arm()).
- */
-enum tb_waiters tb_session_waiters(struct tb_session *s)
-{
-	if (READ_ONCE(s->fasync) || READ_ONCE(s->edge))
-		return TB_WAIT_EDGE;
-	/* No smp_mb() of its own: the caller's (W) orders it (see above). */
-	return waitqueue_active(&s->wq) ? TB_WAIT_LEVEL : TB_WAIT_NONE;
 }
 
 /* From the ring's irq_work: hardirq context. */
