@@ -37,7 +37,9 @@
  *     write, no NO_SYNC element but the decoder's initial one, no
  *     I_NOT_SYNC data once an ID is synchronised, no address outside the
  *     synthetic program; a packet cut short at the end of a segment only
- *     if another segment of its buffer follows; the lister read the whole
+ *     if another segment of its buffer follows or the ID was not yet
+ *     synchronised in it (unsynchronised bytes, e.g. the newest lap of a
+ *     wrapped sink, need not end on a packet); the lister read the whole
  *     trace ("processed N bytes") and exited 0;
  *   - every ID of --ids (default: every ID in the segments' ids=) has at
  *     least max(1, --min-blocks) blocks;
@@ -422,8 +424,18 @@ static void record(struct segctx *sc, const char *text)
 		return;
 	}
 	if (!strcmp(pkt, "I_INCOMPLETE_EOT")) {
-		if (strstr(name, "[I_NOT_SYNC]"))
+		/*
+		 * Not synchronised in this segment (it began mid-stream and
+		 * no A-sync of this ID followed): its bytes are unsynchronised
+		 * data, whatever the packet processor made of the last ones
+		 * (iNotSync() hands a 0x00 to the extension handler, which
+		 * calls 0x00 0x00 an A-sync: "[I_ASYNC]" at the end).
+		 */
+		if (strstr(name, "[I_NOT_SYNC]") || !st->synced) {
+			sc->cut[id] = true;
+			sc->cut_idx[id] = idx;
 			return;
+		}
 		if (sc->last)
 			lister_problem(sc, "last packet cut short", text - 4);
 		sc->cut[id] = true;
