@@ -76,6 +76,7 @@ static void tb_publish(atomic64_t *src, __u64 *dst)
 	do {
 		v = atomic64_read(src);
 		WRITE_ONCE(*dst, v);
+		smp_mb();	/* (F) the store before the re-read: see ring.h */
 	} while (atomic64_read(src) != v);
 }
 
@@ -242,6 +243,7 @@ void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear)
 	do {
 		v = atomic_read(&rb->flags);
 		WRITE_ONCE(rb->ctl->flags, v);
+		smp_mb();	/* (F) the store before the re-read: see ring.h */
 	} while (atomic_read(&rb->flags) != v);
 }
 

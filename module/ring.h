@@ -258,6 +258,13 @@ static __always_inline void tb_ring_publish_commit(struct tb_ring *rb, s64 v)
 	for (;;) {
 		WRITE_ONCE(ctl->records_written, v);
 		WRITE_ONCE(ctl->data_head, h);	/* (E) */
+		/*
+		 * (F) The stores before the re-reads (a store may pass a later
+		 * load, even on x86): a writer whose stores land after another
+		 * writer's whole loop then reads its newer values and stores
+		 * again. Pairs with (F) in every other writer.
+		 */
+		smp_mb();
 		nv = atomic64_read(&rb->written);
 		nh = atomic64_read(&rb->head);
 		if (nv == v && nh == h)
