@@ -22,8 +22,21 @@
  * coherence of cross-modified code that fails. tracebuf's own
  * registration code still runs in every test (the probes are added to
  * and removed from the array exactly as on a machine without these).
+ *
+ * perf's own static key in __schedule() likewise: perf_sched_events
+ * (perf_event_task_sched_out()/_in()) is enabled by the first per-task
+ * or context-switch event and disabled a second after the last one goes
+ * (kernel/events/core.c, account_event() and perf_sched_delayed()), so
+ * every `tracebuf record` (its perf sideband events) patched __schedule()
+ * again, and an x86_64-6.12 CI run took the same "Oops: int3" in
+ * __schedule() in tool_record. A do-nothing software event on pid 1 (the
+ * guest's init, alive for the whole run) keeps perf_sched_count above
+ * zero: later events only count.
  */
 #include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/pid.h>
+#include <linux/sched/task.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
@@ -83,6 +96,31 @@ static void tb_tppin_remove(void)
 	tracepoint_synchronize_unregister();
 }
 
+/* The dummy event on pid 1 that keeps perf_sched_events on (above). */
+static struct perf_event *tb_tppin_perf;
+
+static int tb_tppin_perf_pin(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+	struct task_struct *init = get_pid_task(find_vpid(1), PIDTYPE_PID);
+	struct perf_event *ev;
+
+	if (!init)
+		return -ESRCH;
+	/* perf takes its own reference to the task (perf_event_alloc()). */
+	ev = perf_event_create_kernel_counter(&attr, -1, init, NULL, NULL);
+	put_task_struct(init);
+	if (IS_ERR(ev))
+		return PTR_ERR(ev);
+	tb_tppin_perf = ev;
+	return 0;
+}
+
 static int __init tb_tppin_init(void)
 {
 	unsigned int i;
@@ -111,15 +149,21 @@ static int __init tb_tppin_init(void)
 			tb_tppin_tps[i].registered++;
 		}
 	}
-	return 0;
+	ret = tb_tppin_perf_pin();
+	if (ret) {
+		pr_err("tb_tppin: no perf event on pid 1: %d\n", ret);
+		tb_tppin_remove();
+	}
+	return ret;
 }
 
 static void __exit tb_tppin_exit_module(void)
 {
+	perf_event_release_kernel(tb_tppin_perf);
 	tb_tppin_remove();
 }
 
 module_init(tb_tppin_init);
 module_exit(tb_tppin_exit_module);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("tests only: two idle probes on the scheduler tracepoints tracebuf hooks");
+MODULE_DESCRIPTION("tests only: two idle probes on the scheduler tracepoints tracebuf hooks, and perf's scheduler key held on");
