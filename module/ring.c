@@ -33,6 +33,16 @@
  * of an earlier lap. A consumer therefore stops at the first uncommitted
  * record even when data_head is already past it.
  *
+ * Q, writers among themselves: the control page's counters (data_head,
+ * records_written, records_lost, wakeups, flags) are published by a loop
+ * that stores the kernel's value, re-reads it and stores again until it
+ * did not move, so that the last store carries the last value. Q is a
+ * full barrier between the store and the re-read; it pairs with the full
+ * barrier every writer has between its change of the value (a fully
+ * ordered atomic) and its own publication. Without either, a writer's
+ * older value could land after another writer's whole loop and stay
+ * (tools/memory-model/litmus-tests/R+fencembonceonces.litmus).
+ *
  * read(2), the one consumer inside the kernel, trusts no byte it did not
  * see committed: it zeroes what it consumed before it gives the space
  * back (D), so stale payload (a user marker's, say) can never carry a
@@ -65,18 +75,26 @@ static_assert(sizeof(struct tracebuf_rec_lost) - sizeof(struct tracebuf_record) 
 	      sizeof(struct tracebuf_crec_lost) - sizeof(struct tracebuf_crec));
 
 /*
- * Publish a kernel counter into the user-visible control page. Concurrent
- * publishers may store out of order; the loop makes the last store carry
- * the latest value, so the page converges once writers stop.
+ * Publish a kernel counter into the user-visible control page, starting
+ * from @v, read from @src or returned by the atomic that changed it.
+ * Concurrent publishers may store out of order; the loop makes the last
+ * store carry the latest value, so the page converges once writers stop.
+ * That needs (Q) below, and a full barrier between every change of @src
+ * and its publication (a fully ordered atomic, or smp_mb()): see
+ * tb_ring_publish_commit() in ring.h.
  */
-static void tb_publish(atomic64_t *src, __u64 *dst)
+static void tb_publish(atomic64_t *src, __u64 *dst, s64 v)
 {
-	s64 v;
+	s64 nv;
 
-	do {
-		v = atomic64_read(src);
+	for (;;) {
 		WRITE_ONCE(*dst, v);
-	} while (atomic64_read(src) != v);
+		smp_mb();	/* (Q), pairs with the full barrier after a change of @src */
+		nv = atomic64_read(src);
+		if (nv == v)
+			return;
+		v = nv;
+	}
 }
 
 /*
@@ -226,8 +244,8 @@ static void tb_ring_wakeup_work(struct irq_work *work)
 {
 	struct tb_ring *rb = container_of(work, struct tb_ring, wakeup_work);
 
-	atomic64_inc(&rb->wakeups);
-	tb_publish(&rb->wakeups, &rb->ctl->wakeups);
+	/* Fully ordered, for (Q): the count before its publication. */
+	tb_publish(&rb->wakeups, &rb->ctl->wakeups, atomic64_inc_return(&rb->wakeups));
 	rb->ops->wake(rb->s, POLL_IN);
 }
 
@@ -242,6 +260,7 @@ void tb_ring_flags(struct tb_ring *rb, u32 set, u32 clear)
 	do {
 		v = atomic_read(&rb->flags);
 		WRITE_ONCE(rb->ctl->flags, v);
+		smp_mb();	/* (Q), pairs with the full barrier of the cmpxchg above */
 	} while (atomic_read(&rb->flags) != v);
 }
 
@@ -269,17 +288,22 @@ static void tb_ring_mark(struct tb_ring *rb, u64 end)
 		;
 }
 
+/*
+ * The head, after a discard: its change was the reservation's cmpxchg,
+ * fully ordered, as (Q) needs.
+ */
 static void tb_ring_publish_head(struct tb_ring *rb)
 {
-	tb_publish(&rb->head, &rb->ctl->data_head);	/* (E) */
+	tb_publish(&rb->head, &rb->ctl->data_head, atomic64_read(&rb->head));	/* (E) */
 }
 
 /* Count n records that did not fit: the next LOST record reports them. */
 static void tb_ring_lose(struct tb_ring *rb, u32 n)
 {
 	atomic64_add(n, &rb->lost_pending);
-	atomic64_add(n, &rb->lost_total);
-	tb_publish(&rb->lost_total, &rb->ctl->records_lost);
+	/* Fully ordered, for (Q): the count before its publication. */
+	tb_publish(&rb->lost_total, &rb->ctl->records_lost,
+		   atomic64_add_return(n, &rb->lost_total));
 }
 
 /* Free bytes between head and tail; 0 rather than a wrapped difference. */
@@ -409,8 +433,11 @@ void tb_commit_discarded(struct tb_ring *rb)
 {
 	enum tb_waiters w;
 
-	/* (W) as in tracebuf_commit(), without a count to carry it. */
-	smp_mb();
+	/*
+	 * (W) as in tracebuf_commit(), without a count to carry it: the (Q)
+	 * smp_mb() in tb_publish(), after the commit (B) and before the
+	 * loads of tb_ring_waiters() and tb_ring_wakeup().
+	 */
 	tb_ring_publish_head(rb);
 	w = tb_ring_waiters(rb);
 	if (w != TB_WAIT_NONE)

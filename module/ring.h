@@ -258,6 +258,15 @@ static __always_inline void tb_ring_publish_commit(struct tb_ring *rb, s64 v)
 	for (;;) {
 		WRITE_ONCE(ctl->records_written, v);
 		WRITE_ONCE(ctl->data_head, h);	/* (E) */
+		/*
+		 * (Q) The stores before the re-reads (a store may pass a later
+		 * load, even on x86): pairs with the full barrier between the
+		 * last writer's change of written or head (its (W), its
+		 * reservation's cmpxchg) and its stores here. Either this
+		 * writer re-reads that change, or that writer's stores land
+		 * after these (ring.c: Q).
+		 */
+		smp_mb();
 		nv = atomic64_read(&rb->written);
 		nh = atomic64_read(&rb->head);
 		if (nv == v && nh == h)
@@ -339,7 +348,8 @@ static __always_inline void tracebuf_commit(struct tb_ring *rb, struct tracebuf_
 	 * tb_ring_waiters()' and tb_ring_wakeup()'s loads of the wait queue
 	 * and wake_at; pairs with (P) in tb_ring_arm(): either the arming
 	 * consumer sees this record, or this writer sees it armed. One atomic
-	 * operation for the count and the barrier.
+	 * operation for the count and the barrier, which is also the count's
+	 * change before its publication that (Q) pairs with.
 	 */
 	tb_ring_publish_commit(rb, atomic64_add_return(n, &rb->written));
 	w = tb_ring_waiters(rb);
