@@ -39,6 +39,16 @@
  * host's gtcheck of that capture must FAIL, which shows the comparison
  * sees a wrong branch.
  *
+ * gt-snap (x86_64): followprog 6 recorded in snapshot mode
+ * ('record -p PID --snapshot --aux-size 16384': the emulator overwrites
+ * each CPU's ring freely, the stop takes the one snapshot once the
+ * process is gone); the capture must be marked a snapshot, hold at most
+ * the ring's size per CPU and less than the emulator wrote, and on the
+ * host gtcheck --snapshot (gtcheck.args) compares its flow, the end of the
+ * program, with the ground truth branch for branch; run-guest.sh's
+ * gtcheck-gt-snap-mutated inverts the ground truth's last conditional
+ * branch, which the snapshot holds, and must fail.
+ *
  * gt-plt: tests/guest/gtplt/gtplt.c, dynamically linked (no libc; the system's
  * dynamic loader, our libgtplt.so, lazy binding), followed from the
  * loader's first instruction; it calls gtplt_mix() through its PLT
@@ -65,6 +75,14 @@
 
 /* followprog's mode argument before N (NULL: none), for the next run_case(). */
 static const char *mode;
+/*
+ * gt-snap: the next run_case() records in snapshot mode, an AUX ring of
+ * SNAP_AUX bytes per CPU that the emulator overwrites freely; the stop
+ * (the process exited) takes the one snapshot.
+ */
+static bool snap;
+#define SNAP_AUX	16384
+#define SNAP_AUX_STR	"16384"
 #ifdef __aarch64__
 #undef EMU
 #define EMU	"/sys/kernel/debug/tb_csemu"
@@ -105,6 +123,21 @@ static void copy_file(const char *from, const char *to)
 		close(in);
 	if (out >= 0)
 		close(out);
+}
+
+/* Whether the first 64 KiB of path hold s. */
+static bool file_has(const char *path, const char *s)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, s);
 }
 
 static void show(const char *path)
@@ -170,7 +203,7 @@ static void run_case(const char *name, const char *n, const char *config, const 
 {
 	char cap[64], gt[64], err[64], line[256], pidstr[16];
 	int in[2], out[2], st, i, root = 0;
-	unsigned long long queued;
+	unsigned long long queued, bytes;
 	pid_t helper, rec;
 	FILE *f;
 
@@ -181,6 +214,7 @@ static void run_case(const char *name, const char *n, const char *config, const 
 	       n ? " " : "", n ? n : "", config ? ", -c " : "", config ? config : "");
 	TBT_CHECK(write_file(EMU "/follow_mode", "1") == 0, "follow_mode on");
 	queued = follow_stat("queued");
+	bytes = follow_stat("bytes");
 
 	TBT_CHECK(pipe(in) == 0 && pipe(out) == 0, "pipes");
 	helper = fork();
@@ -208,16 +242,30 @@ static void run_case(const char *name, const char *n, const char *config, const 
 	rec = fork();
 	if (rec == 0) {
 		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		const char *av[16];
+		int ac = 0;
 
 		if (fd < 0)
 			_exit(126);
 		dup2(fd, 1);
 		dup2(fd, 2);
-		if (config)
-			execlp("tracebuf", "tracebuf", "record", "-p", pidstr, "-c", config, "-o", cap,
-			       (char *)NULL);
-		else
-			execlp("tracebuf", "tracebuf", "record", "-p", pidstr, "-o", cap, (char *)NULL);
+		av[ac++] = "tracebuf";
+		av[ac++] = "record";
+		av[ac++] = "-p";
+		av[ac++] = pidstr;
+		if (config) {
+			av[ac++] = "-c";
+			av[ac++] = config;
+		}
+		if (snap) {
+			av[ac++] = "--snapshot";
+			av[ac++] = "--aux-size";
+			av[ac++] = SNAP_AUX_STR;
+		}
+		av[ac++] = "-o";
+		av[ac++] = cap;
+		av[ac] = NULL;
+		execvp("tracebuf", (char *const *)av);
 		_exit(127);
 	}
 	/* It records once its progress line is out (after every ENABLE). */
@@ -262,6 +310,28 @@ static void run_case(const char *name, const char *n, const char *config, const 
 	TBT_CHECK(follow_stat("queued") > queued, "nothing followed");
 	snprintf(line, sizeof(line), "%s/meta.json", cap);
 	TBT_CHECK(file_size(line) > 0, "no %s", line);
+	if (snap) {
+		/*
+		 * A snapshot holds at most SNAP_AUX bytes per CPU, and less
+		 * than the emulator wrote for the program: the ring was
+		 * overwritten, only the newest trace is there.
+		 */
+		unsigned long long held = 0, wrote = follow_stat("bytes") - bytes;
+
+		TBT_CHECK(file_has(line, "\"snapshot\": true"), "%s: not a snapshot", line);
+		for (i = 0; i < 64; i++) {
+			off_t sz;
+
+			snprintf(line, sizeof(line), "%s/cpu%d.aux", cap, i);
+			sz = file_size(line);
+			TBT_CHECK(sz <= SNAP_AUX, "%s: %lld bytes, more than the ring's %d", line,
+				  (long long)sz, SNAP_AUX);
+			held += (unsigned long long)sz;
+		}
+		printf("snapshot: %llu bytes of the %llu the emulator wrote\n", held, wrote);
+		TBT_CHECK(held > 0 && held < wrote, "the snapshot holds %llu of the %llu bytes "
+			  "written: not a snapshot of the newest part", held, wrote);
+	}
 	/* The host compares the decoded instructions with this ground truth. */
 	snprintf(line, sizeof(line), "%s/gt.txt", cap);
 	copy_file(gt, line);
@@ -310,6 +380,17 @@ int main(int argc, char **argv)
 		run_case("gt-record-break", "6", NULL, NULL);
 	} else {
 		run_case("gt-record", "6", NULL, NULL);
+	}
+
+	/*
+	 * gt-snap: the same program recorded in snapshot mode (x86_64): the
+	 * stop's snapshot holds each CPU's newest trace, the end of the
+	 * program; gtcheck --snapshot on the host.
+	 */
+	if (!breaking && HAVE_PT) {
+		snap = true;
+		run_case("gt-snap", "6", NULL, "--snapshot\n");
+		snap = false;
 	}
 
 	/* A signal handler, run at the exit of a system call of the thread's own. */
