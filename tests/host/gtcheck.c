@@ -43,10 +43,11 @@
  * run may be followed by a gap (the thread ran on a CPU whose trace had
  * not begun): it must fit, its branches as above, somewhere in the ground
  * truth before the runs after it (the latest such place is taken). Where
- * a piece starts between two branches, and where an earlier run ends
- * after its last branch, is not checked: B lines do not list those
- * instructions. With R lines too (--branches on gtgen's), the runs of
- * each CPU are checked as in the S-line mode.
+ * a piece (that end, or an earlier run) starts before its first branch,
+ * and where an earlier run ends after its last one, is not checked: B
+ * lines do not list those instructions. With R and S lines too
+ * (--branches on gtgen's), the runs of each CPU are also checked as in
+ * the S-line mode.
  *
  * Any "error" or "lost" line fails. Exit 0 and a summary line when they
  * are equal, 1 with the differences (the first 20), 2 on usage errors.
