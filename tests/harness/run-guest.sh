@@ -132,20 +132,26 @@ check_artifacts() { # id outdir
 				>>"$d.gtcheck" 2>&1; then
 				echo "PASS $id/gtcheck-$c ($(tail -n1 "$d.gtcheck" | sed 's/^gtcheck: [^ ]*: //'))"
 				# The same decoded flow against a ground truth with one
-				# conditional branch's outcome inverted (the middle one;
-				# B lines only, gtcheck's branch-for-branch mode): gtcheck
-				# must see it, or its PASS proved nothing. Whole captures
-				# only (no gtcheck.args: a snapshot or range may not hold it).
-				local nb=0
-				[ -s "$d/gtcheck.args" ] ||
+				# conditional branch's outcome inverted (B lines only,
+				# gtcheck's branch-for-branch mode): gtcheck must see it,
+				# or its PASS proved nothing. A whole capture (no
+				# gtcheck.args): the middle one; a snapshot (gtcheck.args
+				# just --snapshot): the last one, in the newest trace, which
+				# the snapshot holds; not a filtered one (its range may not
+				# hold it).
+				local nb=0 k sargs
+				sargs=$(cat "$d/gtcheck.args" 2>/dev/null)
+				[[ -n $sargs && ! $sargs =~ ^--snapshot[[:space:]]*$ ]] ||
 					nb=$(awk '$1 == "B" && $5 == 1' "$d/gt.txt" | wc -l)
-				awk -v k=$((nb / 2 + 1)) '$1 == "S" || $1 == "R" { next }
+				k=$((nb / 2 + 1))
+				[ -n "$sargs" ] && k=$nb
+				awk -v k="$k" '$1 == "S" || $1 == "R" { next }
 					$1 == "B" && $5 == 1 && ++n == k { $6 = 1 - $6 } 1' \
 					"$d/gt.txt" >"$d.gt-mutated"
 				if [ "$nb" = 0 ]; then
 					:
-				elif ! "$gtc" "$d.gt-mutated" "$d.insn" >"$d.gtcheck-mutated" 2>&1; then
-					echo "PASS $id/gtcheck-$c-mutated (branch $((nb / 2 + 1)) of $nb inverted: caught)"
+				elif ! "$gtc" $sargs "$d.gt-mutated" "$d.insn" >"$d.gtcheck-mutated" 2>&1; then
+					echo "PASS $id/gtcheck-$c-mutated (branch $k of $nb inverted${sargs:+, the newest}: caught)"
 				else
 					echo "FAIL $id/gtcheck-$c-mutated (an inverted branch in the ground truth passed)"
 				fi

@@ -32,6 +32,22 @@
  * only the branches inside the range count, every decoded instruction
  * must be inside it, and a branch leaving it goes, in the decoded flow,
  * to where the ground truth next enters it (filter_branches()).
+ * --snapshot (not with --range): B lines do not say where runs begin, so
+ * the time by which every CPU's trace had begun is taken from the decoded
+ * runs: the latest of the CPUs' first runs with instructions (SWITCH IN
+ * times; a CPU with none decoded is taken as one the program did not run
+ * on). A thread's decoded runs from then on are one piece of its flow
+ * that ends where the ground truth ends: its place is found from the end
+ * (it must hold the thread's last branch), and from there it is checked
+ * as a whole flow is, every later B line matched. Each earlier decoded
+ * run may be followed by a gap (the thread ran on a CPU whose trace had
+ * not begun): it must fit, its branches as above, somewhere in the ground
+ * truth before the runs after it (the latest such place is taken). Where
+ * a piece (that end, or an earlier run) starts before its first branch,
+ * and where an earlier run ends after its last one, is not checked: B
+ * lines do not list those instructions. With R and S lines too
+ * (--branches on gtgen's), the runs of each CPU are also checked as in
+ * the S-line mode.
  *
  * Any "error" or "lost" line fails. Exit 0 and a summary line when they
  * are equal, 1 with the differences (the first 20), 2 on usage errors.
@@ -95,6 +111,7 @@ static size_t nthreads;
 static unsigned int problems;
 static bool have_s, range, snapshot;
 static uint64_t lo, hi;
+static uint64_t tail_insns;		/* snapshot, B lines: in every CPU's window */
 
 #define PROBLEM(...) do { \
 	if (++problems <= MAXPROBLEMS) { \
@@ -444,6 +461,66 @@ static void filter_branches(struct thread *t)
 	t->nb = n;
 }
 
+/*
+ * The branch-for-branch walk of the decoded instructions [i0, i1) from
+ * B line *jp on (B lines [*jp, limit) only): a decoded instruction at the
+ * next B line's address is that branch (its kind, its successor, taken or
+ * not); every other one goes on to the next (a direct jump aside) and is
+ * no branch. The successor of i1 - 1 is 0 (the thread ended) unless open
+ * (a gap may follow: not known). report: say what differs and go on after
+ * a wrong branch; else stop at the first difference. Returns false if it
+ * stopped (the flow cannot be followed further).
+ */
+static bool walk(struct thread *t, size_t i0, size_t i1, size_t *jp, size_t limit, bool open,
+		 bool report, uint64_t *nbr)
+{
+	size_t i;
+
+	for (i = i0; i < i1; i++) {
+		const struct dinsn *d = &t->d[i];
+		const struct dinsn *s = i + 1 < i1 ? &t->d[i + 1] : NULL;
+
+		if (*jp < limit && t->b[*jp].from == d->ip) {
+			const struct gstep *b = &t->b[(*jp)++];
+			uint64_t next = s ? s->ip : 0;
+
+			if (!fits(b->kind, d->cls)) {
+				if (!report)
+					return false;
+				PROBLEM("thread %d: %#" PRIx64 " is %s, the ground truth says %s", t->tid,
+					d->ip, d->cls, b->kind < 6 ? kinds[b->kind] : "?");
+			}
+			if ((s || !open) && next != b->to) {
+				if (!report)
+					return false;
+				PROBLEM("thread %d: after the branch at %#" PRIx64 " the flow goes to %#"
+					PRIx64 ", the ground truth to %#" PRIx64, t->tid, d->ip, next,
+					b->to);
+			}
+			if (b->kind == 1 && s && (s->ip != d->ip + d->size) != (b->len != 0)) {
+				if (!report)
+					return false;
+				PROBLEM("thread %d: the branch at %#" PRIx64 " is %staken, the ground "
+					"truth says %staken", t->tid, d->ip,
+					s->ip != d->ip + d->size ? "" : "not ", b->len ? "" : "not ");
+			}
+			(*nbr)++;
+		} else if (s && s->ip != d->ip + d->size && strcmp(d->cls, "jump")) {
+			if (report)
+				PROBLEM("thread %d: the flow goes from %#" PRIx64 " (%s) to %#" PRIx64
+					", the ground truth has no branch there", t->tid, d->ip, d->cls,
+					s->ip);
+			return false;
+		} else if (strcmp(d->cls, "other") && strcmp(d->cls, "jump")) {
+			if (report)
+				PROBLEM("thread %d: %#" PRIx64 " is %s, the ground truth has no branch "
+					"there", t->tid, d->ip, d->cls);
+			return false;
+		}
+	}
+	return true;
+}
+
 static uint64_t check_branches(struct thread *t, uint64_t *nbr)
 {
 	size_t i, j = 0;
@@ -460,46 +537,125 @@ static uint64_t check_branches(struct thread *t, uint64_t *nbr)
 			return 0;
 		}
 	}
-	for (i = 0; i < t->nd; i++) {
-		const struct dinsn *d = &t->d[i];
-		const struct dinsn *s = i + 1 < t->nd ? &t->d[i + 1] : NULL;
-
-		if (j < t->nb && t->b[j].from == d->ip) {
-			const struct gstep *b = &t->b[j++];
-			uint64_t next = s ? s->ip : 0;
-
-			if (!fits(b->kind, d->cls))
-				PROBLEM("thread %d: %#" PRIx64 " is %s, the ground truth says %s", t->tid,
-					d->ip, d->cls, b->kind < 6 ? kinds[b->kind] : "?");
-			if (next != b->to)
-				PROBLEM("thread %d: after the branch at %#" PRIx64 " the flow goes to %#"
-					PRIx64 ", the ground truth to %#" PRIx64, t->tid, d->ip, next,
-					b->to);
-			if (b->kind == 1 && s && (s->ip != d->ip + d->size) != (b->len != 0))
-				PROBLEM("thread %d: the branch at %#" PRIx64 " is %staken, the ground "
-					"truth says %staken", t->tid, d->ip,
-					s->ip != d->ip + d->size ? "" : "not ", b->len ? "" : "not ");
-			(*nbr)++;
-		} else if (s && s->ip != d->ip + d->size && strcmp(d->cls, "jump")) {
-			PROBLEM("thread %d: the flow goes from %#" PRIx64 " (%s) to %#" PRIx64
-				", the ground truth has no branch there", t->tid, d->ip, d->cls, s->ip);
-			return 0;
-		} else if (strcmp(d->cls, "other") && strcmp(d->cls, "jump")) {
-			PROBLEM("thread %d: %#" PRIx64 " is %s, the ground truth has no branch there",
-				t->tid, d->ip, d->cls);
-			return 0;
-		}
-	}
+	if (!walk(t, 0, t->nd, &j, t->nb, false, true, nbr))
+		return 0;
 	if (j != t->nb)
 		PROBLEM("thread %d: %zu of the ground truth's %zu branches matched (next: %#" PRIx64
 			")", t->tid, j, t->nb, t->b[j].from);
 	return t->nd;
 }
 
+/*
+ * Snapshot, B lines: when every CPU's window had opened, the time of the
+ * first decoded instruction of the CPU whose trace starts last (each
+ * CPU's first decoded run, by its SWITCH IN time). From then on every
+ * run of the program on every CPU is in the capture; before it, a run may
+ * be missing (it ran on a CPU whose window opened later).
+ */
+static uint64_t windows_open(void)
+{
+	static struct { int cpu; uint64_t first; } w[MAXTID];
+	size_t i, k, c, nw = 0;
+	uint64_t open = 0;
+
+	for (i = 0; i < nthreads; i++) {
+		const struct thread *t = &threads[i];
+
+		for (k = 0; k < t->ndr; k++) {
+			if (!t->dr[k].n)
+				continue;
+			for (c = 0; c < nw && w[c].cpu != t->dr[k].cpu; c++)
+				;
+			if (c == nw) {
+				if (nw == MAXTID)
+					continue;
+				w[nw].cpu = t->dr[k].cpu;
+				w[nw++].first = t->dr[k].time;
+			} else if (t->dr[k].time < w[c].first) {
+				w[c].first = t->dr[k].time;
+			}
+		}
+	}
+	for (c = 0; c < nw; c++)
+		if (w[c].first > open)
+			open = w[c].first;
+	return open;
+}
+
+/*
+ * Snapshot, B lines, one thread. Its decoded runs from 'open' on are one
+ * piece of its flow that ends where the ground truth ends: found from its
+ * end (the thread's last branch in it), then walked as a whole capture
+ * is. Each earlier run, on its own (a gap may follow it), must fit the
+ * ground truth before the next one's place: the latest place where it
+ * does is taken, as late placements leave the most room for the runs
+ * before.
+ */
+static uint64_t check_branches_snapshot(struct thread *t, uint64_t open, uint64_t *nbr)
+{
+	size_t k, i, j, limit = t->nb, tail = t->ndr;
+	uint64_t n = 0;
+
+	if (!t->nd)
+		return 0;
+	if (!t->ndr) {
+		PROBLEM("thread %d: instructions decoded outside any run", t->tid);
+		return 0;
+	}
+	for (k = 0; k < t->ndr && tail == t->ndr; k++)
+		if (t->dr[k].n && t->dr[k].time >= open)
+			tail = k;
+	if (tail < t->ndr) {
+		size_t i0 = t->dr[tail].first;
+
+		j = t->nb;
+		for (i = t->nd; i > i0; i--)
+			if (j && t->b[j - 1].from == t->d[i - 1].ip)
+				j--;
+		if (t->nb && j == t->nb) {
+			PROBLEM("thread %d: its decoded runs from time %" PRIu64 " on (every CPU's "
+				"trace there) do not hold its last branch, at %#" PRIx64, t->tid,
+				t->dr[tail].time, t->b[t->nb - 1].from);
+			return 0;
+		}
+		limit = j;
+		tail_insns += t->nd - i0;
+		if (!walk(t, i0, t->nd, &j, t->nb, false, true, &n))
+			return 0;
+		if (j != t->nb)
+			PROBLEM("thread %d: its decoded flow ends at %#" PRIx64 ", %zu branches of the "
+				"ground truth after it", t->tid, t->d[t->nd - 1].ip, t->nb - j);
+	}
+	for (k = tail; k-- > 0;) {
+		const struct drun *r = &t->dr[k];
+		uint64_t m = 0;
+
+		if (!r->n)
+			continue;
+		for (j = limit + 1; j-- > 0;) {
+			size_t jj = j;
+
+			m = 0;
+			if (walk(t, r->first, r->first + r->n, &jj, limit, true, false, &m))
+				break;
+		}
+		if (j == SIZE_MAX) {
+			PROBLEM("thread %d: its decoded run at time %" PRIu64 " on CPU %d (%zu "
+				"instructions from %#" PRIx64 ") is nowhere in the ground truth before "
+				"the runs after it", t->tid, r->time, r->cpu, r->n, t->d[r->first].ip);
+			return 0;
+		}
+		limit = j;
+		n += m;
+	}
+	*nbr += n;
+	return t->nd;
+}
+
 int main(int argc, char **argv)
 {
 	bool branches = false;
-	uint64_t insns = 0, nbr = 0, decoded = 0;
+	uint64_t insns = 0, nbr = 0, decoded = 0, open = 0;
 	size_t i, n = 0;
 	int a;
 
@@ -524,10 +680,13 @@ int main(int argc, char **argv)
 	read_decoded(argv[a + 1]);
 	if (!have_s)
 		branches = true;
-	if (branches && snapshot) {
-		fprintf(stderr, "gtcheck: --snapshot needs a ground truth with S lines\n");
+	if (branches && snapshot && range) {
+		fprintf(stderr, "gtcheck: --snapshot with --range needs a ground truth with S "
+			"lines\n");
 		return 2;
 	}
+	if (branches && snapshot)
+		open = windows_open();
 	for (i = 0; i < nthreads; i++) {
 		struct thread *t = &threads[i];
 
@@ -544,9 +703,12 @@ int main(int argc, char **argv)
 		if (t->nd)
 			n++;
 		decoded += t->nd;
-		insns += branches ? check_branches(t, &nbr) : check_insns(t, &nbr);
+		if (branches && snapshot)
+			insns += check_branches_snapshot(t, open, &nbr);
+		else
+			insns += branches ? check_branches(t, &nbr) : check_insns(t, &nbr);
 	}
-	if (snapshot && !branches)
+	if (snapshot)
 		check_snapshot_runs();
 	if (!decoded)
 		PROBLEM("nothing decoded");
@@ -556,8 +718,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("gtcheck: %s: %zu threads, %" PRIu64 " instructions, %" PRIu64 " branches equal "
-	       "the ground truth%s%s\n", argv[a], n, insns, nbr,
+	       "the ground truth%s%s", argv[a], n, insns, nbr,
 	       branches ? " (branch for branch)" : " (instruction for instruction)",
 	       snapshot ? ", snapshot" : range ? ", filtered" : "");
+	if (branches && snapshot)
+		printf(" (%" PRIu64 " of them after every CPU's trace began)", tail_insns);
+	putchar('\n');
 	return 0;
 }

@@ -121,6 +121,54 @@ else
 fi
 # 6. Snapshot mode: each CPU keeps its newest 4000 bytes.
 gen snap --snapshot 4000 -- "$b/followprog" 4 && same snap --snapshot
+# The same branch for branch: against its whole ground truth (--branches),
+# and against its B and T lines only (ptfollow's ground truth, tool_gt's
+# gt-snap in the guest): both pass. Against the B lines, the newest
+# conditional branch inverted, the flow with one instruction of its newest
+# part left out, and the flow without its last run must fail.
+# snapb NAME GT DECODED [OPTIONS]: 0 if gtcheck --snapshot passes
+snapb() {
+	name=$1 gt=$2 dec=$3
+	shift 3
+	"$gtcheck" --snapshot "$@" "$gt" "$dec" >"$t/$name.check" 2>&1
+}
+if [ -s "$t/snap.json" ]; then
+	grep -v '^[RS] ' "$t/snap/gt.txt" >"$t/snap-b.txt"
+	awk '$1 == "B" && $5 == 1 { k = NR } { l[NR] = $0 }
+		END { for (i = 1; i <= NR; i++) { if (i == k) { $0 = l[i]; $6 = 1 - $6; print }
+			else print l[i] } }' "$t/snap-b.txt" >"$t/snap-b-mut.txt"
+	n=$(grep -c '"type": "insn"' "$t/snap.json")
+	awk -v k=$((n - 100)) '/"type": "insn"/ && ++c == k { next } { print }' "$t/snap.json" \
+		>"$t/snap-drop.json"
+	awk '/"type": "run"/ { k = NR } { l[NR] = $0 }
+		END { for (i = 1; i < k; i++) print l[i] }' "$t/snap.json" >"$t/snap-nolast.json"
+	if snapb snap-br "$t/snap/gt.txt" "$t/snap.json" --branches; then
+		ok "snap --branches: $(cat "$t/snap-br.check")"
+	else
+		no "snap --branches: $(head -n 5 "$t/snap-br.check")"
+	fi
+	if snapb snap-b "$t/snap-b.txt" "$t/snap.json" &&
+		grep -q 'branch for branch), snapshot ([1-9][0-9]* of them after' "$t/snap-b.check"; then
+		ok "snap, B lines only: $(cat "$t/snap-b.check")"
+	else
+		no "snap, B lines only: $(head -n 5 "$t/snap-b.check")"
+	fi
+	if snapb snap-b-mut "$t/snap-b-mut.txt" "$t/snap.json"; then
+		no "snap, B lines only: the newest conditional branch inverted passed"
+	else
+		ok "snap, B lines only: the newest conditional branch inverted is refused ($(head -n 1 "$t/snap-b-mut.check"))"
+	fi
+	if snapb snap-drop "$t/snap-b.txt" "$t/snap-drop.json"; then
+		no "snap, B lines only: a flow with an instruction missing passed"
+	else
+		ok "snap, B lines only: a flow with an instruction missing is refused ($(head -n 1 "$t/snap-drop.check"))"
+	fi
+	if snapb snap-nolast "$t/snap-b.txt" "$t/snap-nolast.json"; then
+		no "snap, B lines only: the flow without its last run passed"
+	else
+		ok "snap, B lines only: the flow without its last run is refused ($(head -n 1 "$t/snap-nolast.check"))"
+	fi
+fi
 
 # 7. Broken captures: a TNT bit flipped, a TIP off by one, a run without PSB.
 for w in tnt tip psb; do
@@ -366,7 +414,9 @@ assert len(fib) == 2, fib
 PY
 
 # 14. The artifact channel: a ground-truth capture that is right passes, one
-#     with a flipped TNT bit fails, a snapshot is checked with gtcheck.args;
+#     with a flipped TNT bit fails, a snapshot is checked with gtcheck.args
+#     (with its whole ground truth and with its B and T lines only: both
+#     pass, and fail with their newest conditional branch inverted);
 #     gtprog's (a signal handler) passes, and its ground truth with the
 #     handler left out (tests/harness/nohandler.awk) fails.
 bb=$(command -v busybox || echo /bin/busybox)
@@ -375,8 +425,12 @@ mkdir -p "$g" "$o" "$t/bbin"
 cp -a "$t/step1" "$g/gt-good"
 cp -a "$t/break-tnt" "$g/gt-bad"
 cp -a "$t/snap" "$g/gt-snap"
+cp -a "$t/snap" "$g/gt-snap-b"
 cp -a "$t/prog" "$g/gt-sig"
 echo --snapshot >"$g/gt-snap/gtcheck.args"
+# The snapshot with B and T lines only, as tool_gt's gt-snap has.
+grep -v '^[RS] ' "$t/snap/gt.txt" >"$g/gt-snap-b/gt.txt"
+echo --snapshot >"$g/gt-snap-b/gtcheck.args"
 # A filtered capture (tool_gt's gt-filter): it passes with its range, and
 # the same flow against the range started 16 bytes later must fail.
 if [ -n "${csrange:-}" ] && [ -d "$t/cs-filter" ]; then
@@ -400,6 +454,13 @@ grep -q 'gt-good-nohandler' "$o/out" &&
 	no "the artifact channel: a handler left out of gt-good, which has none: $(cat "$o/out")"
 grep -q '^PASS unit/gtcheck-gt-snap (.*, snapshot)$' "$o/out" ||
 	no "the artifact channel: gt-snap did not pass as a snapshot: $(cat "$o/out")"
+grep -q '^PASS unit/gtcheck-gt-snap-b (.*(branch for branch), snapshot ([0-9]* of them after every CPU.s trace began))$' "$o/out" ||
+	no "the artifact channel: gt-snap-b did not pass as a snapshot: $(cat "$o/out")"
+# A snapshot's newest conditional branch inverted (the snapshot holds it).
+for c in gt-snap gt-snap-b; do
+	grep -q "^PASS unit/gtcheck-$c-mutated (branch \([0-9]*\) of \1 inverted, the newest: caught)$" "$o/out" ||
+		no "the artifact channel: $c with its newest branch inverted was not refused: $(cat "$o/out")"
+done
 if [ -d "$g/gt-range" ]; then
 	grep -q '^PASS unit/gtcheck-gt-range (.*, filtered)$' "$o/out" ||
 		no "the artifact channel: gt-range did not pass with its range: $(cat "$o/out")"
