@@ -32,23 +32,22 @@
  * exec from the sideband, and the ground truth has the execve going to
  * the new program's entry).
  *
- *   tool_gt [break | snap]
+ *   tool_gt [break]
  *
  * break (arm64): tb_csemu's follow_break knob inverts one atom of the
  * trace (the 2000th P0 instruction's), into /tmp/cap/gt-record-break: the
  * host's gtcheck of that capture must FAIL, which shows the comparison
  * sees a wrong branch.
  *
- * snap (x86_64, by hand, not in the plan: it fails today, see
- * docs/testing.md): only gt-snap, followprog 6 recorded in snapshot mode
+ * gt-snap (x86_64): followprog 6 recorded in snapshot mode
  * ('record -p PID --snapshot --aux-size 16384': the emulator overwrites
- * each CPU's ring freely); the capture must be marked a snapshot, hold at
- * most the ring's size per CPU and less than the emulator wrote (only
- * the newest trace), and on the host gtcheck --snapshot (gtcheck.args)
- * compares its flow, the end of the program, with the ground truth
- * branch for branch; run-guest.sh's gtcheck-gt-snap-mutated inverts the
- * ground truth's last conditional branch, which a snapshot holds, and
- * must fail.
+ * each CPU's ring freely, the stop takes the one snapshot once the
+ * process is gone); the capture must be marked a snapshot, hold at most
+ * the ring's size per CPU and less than the emulator wrote, and on the
+ * host gtcheck --snapshot (gtcheck.args) compares its flow, the end of the
+ * program, with the ground truth branch for branch; run-guest.sh's
+ * gtcheck-gt-snap-mutated inverts the ground truth's last conditional
+ * branch, which the snapshot holds, and must fail.
  *
  * gt-plt: tests/guest/gtplt/gtplt.c, dynamically linked (no libc; the system's
  * dynamic loader, our libgtplt.so, lazy binding), followed from the
@@ -355,7 +354,6 @@ int main(int argc, char **argv)
 	unsigned long long lo = 0, hi = 0;
 	char config[96], args[96];
 	bool breaking = argc > 1 && !strcmp(argv[1], "break");
-	bool snapping = argc > 1 && !strcmp(argv[1], "snap");
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 #ifdef __aarch64__
@@ -375,19 +373,7 @@ int main(int argc, char **argv)
 #endif
 	mkdir("/tmp/cap", 0755);
 
-	if (snapping) {
-		/*
-		 * gt-snap (by hand): the program recorded in snapshot mode; the
-		 * capture must hold each CPU's newest trace only, the end of
-		 * the program; gtcheck --snapshot on the host.
-		 */
-		TBT_CHECK(HAVE_PT, "snap: x86_64 only");
-		if (HAVE_PT) {
-			snap = true;
-			run_case("gt-snap", "6", NULL, "--snapshot\n");
-			snap = false;
-		}
-	} else if (breaking) {
+	if (breaking) {
 		TBT_CHECK(!HAVE_PT && write_file(EMU "/follow_break", "2000") == 0,
 			  "follow_break (tb_csemu only)");
 		printf("follow_break 2000: gtcheck-gt-record-break must FAIL\n");
@@ -396,14 +382,25 @@ int main(int argc, char **argv)
 		run_case("gt-record", "6", NULL, NULL);
 	}
 
+	/*
+	 * gt-snap: the same program recorded in snapshot mode (x86_64): the
+	 * stop's snapshot holds each CPU's newest trace, the end of the
+	 * program; gtcheck --snapshot on the host.
+	 */
+	if (!breaking && HAVE_PT) {
+		snap = true;
+		run_case("gt-snap", "6", NULL, "--snapshot\n");
+		snap = false;
+	}
+
 	/* A signal handler, run at the exit of a system call of the thread's own. */
-	if (!breaking && !snapping) {
+	if (!breaking) {
 		mode = "signal";
 		run_case("gt-signal", "4", NULL, NULL);
 		mode = NULL;
 	}
 
-	if (!breaking && !snapping) {
+	if (!breaking) {
 		TBT_CHECK(sym_range(PROG, "fib", &lo, &hi) == 0, "no fib in %s's symbol table",
 			  PROG);
 		if (!tbt_failures) {
@@ -421,7 +418,7 @@ int main(int argc, char **argv)
 	 * sideband names the loader and the library; the host's sysroot has
 	 * them).
 	 */
-	if (!breaking && !snapping) {
+	if (!breaking) {
 		prog = PLTPROG;
 		run_case("gt-plt", NULL, NULL, NULL);
 		prog = PROG;
@@ -434,7 +431,7 @@ int main(int argc, char **argv)
 	 * arm64 guests 1024 MB, so /tmp (tmpfs, half of it) holds it beside
 	 * the plan's other captures.
 	 */
-	if (!breaking && !snapping) {
+	if (!breaking) {
 		mode = "fork";
 		run_case("gt-fork", "1", NULL, NULL);
 		mode = NULL;
