@@ -16,7 +16,9 @@
  * The sessions are consumed by a libtracebuf group (tracebuf_group_new(3)):
  * its callbacks append each record to cpuN.data and, for an AUX record,
  * write the span straight from the AUX mapping to cpuN.aux (two iovecs
- * when it wraps); the group then releases it. One thread: the group's
+ * when it wraps); the group then releases it. In snapshot mode the span
+ * is copied and held instead, and written at the next snapshot with only
+ * what no later run wrote over (snap_*() below). One thread: the group's
  * poll, which also watches a signalfd, with a 100 ms timeout after which
  * every CPU is consumed whatever woke us.
  */
@@ -79,6 +81,13 @@ static const char record_usage[] =
 	"  -q, --quiet          no progress line\n"
 	"  -- COMMAND ARGS      run COMMAND, stop when it exits\n";
 
+/* Snapshot mode: a span copied from the ring, not yet written. */
+struct held_span {
+	uint64_t pos;			/* its AUX record's place in cpuN.data */
+	struct tracebuf_rec_aux rec;	/* that record, as the kernel wrote it */
+	unsigned char *bytes;		/* rec.aux_size bytes */
+};
+
 /*
  * One session: one CPU, or (CoreSight with a shared sink) every recorded
  * CPU that feeds the same sink, recorded under the first of them.
@@ -91,6 +100,12 @@ struct rcpu {
 	int data_fd, aux_fd;
 	unsigned char *wbuf;
 	size_t wlen;
+	uint64_t data_off;		/* bytes of cpuN.data written, wbuf not counted */
+	/* Snapshot mode: the spans held since the last snapshot, oldest first. */
+	struct held_span *held;
+	unsigned int nheld, held_cap;
+	uint64_t held_bytes;		/* the sum of their sizes */
+	uint64_t snap_dropped;		/* bytes left out: written over, or not the newest */
 	int stopped;			/* POLLERR/POLLHUP seen: out of the poll */
 	int enabled;
 	const char *error;		/* why it stopped early, or NULL */
@@ -366,26 +381,32 @@ static void flush_data(struct record *R, struct rcpu *c)
 	ret = write_buf(c->data_fd, c->wbuf, c->wlen);
 	if (ret)
 		write_failed(R, c, "data", ret);
+	c->data_off += c->wlen;
 	c->wlen = 0;
 }
 
-static void append_record(struct record *R, struct rcpu *c, const struct tracebuf_record *r)
+/* Record r to cpuN.data; returns where in the file it starts. */
+static uint64_t append_record(struct record *R, struct rcpu *c, const struct tracebuf_record *r)
 {
 	size_t size = r->hdr.size;
+	uint64_t pos;
 
 	if (c->wlen + size > WBUF_SIZE)
 		flush_data(R, c);
+	pos = c->data_off + c->wlen;
 	if (size > WBUF_SIZE) {
 		int ret = R->fatal ? 0 : write_buf(c->data_fd, r, size);
 
 		if (ret)
 			write_failed(R, c, "data", ret);
+		c->data_off += size;
 	} else {
 		memcpy(c->wbuf + c->wlen, r, size);
 		c->wlen += size;
 	}
 	c->data_bytes += size;
 	c->records++;
+	return pos;
 }
 
 /* A span's bytes to cpuN.aux, straight from the AUX mapping. */
@@ -411,6 +432,8 @@ static int write_span(struct record *R, struct rcpu *c, const struct tracebuf_sp
 
 static struct record *the_record;	/* the callbacks' view of the command */
 
+static void snap_write_oldest(struct record *R, struct rcpu *c, uint64_t keep);
+
 /* Every record but AUX records: LOST, CONFIG, USER, ETM, ... */
 static int on_record(void *ctx, struct tracebuf_session *s, const struct tracebuf_record *r)
 {
@@ -431,9 +454,122 @@ static int on_record(void *ctx, struct tracebuf_session *s, const struct tracebu
 				c->aux_lost_atleast = 1;
 		} else {
 			c->lost_recs += l->count;
+			/*
+			 * An AUX record may be among them: the sizes after the
+			 * held spans are not known, so none of them is trusted
+			 * (snap_*()).
+			 */
+			while (R->snapshot && c->nheld)
+				snap_write_oldest(R, c, 0);
 		}
 	}
 	append_record(R, c, r);
+	return 0;
+}
+
+/*
+ * Snapshot mode. The hardware writes over the ring freely, also after a
+ * span was published while it runs on: SNAPSHOT restarts it, and in a
+ * per-task session the thread's next run on the CPU goes on where the
+ * span ended. A span copied as it comes may therefore hold bytes a later
+ * run wrote, and neither the copy nor the kernel can tell. So, as perf -S
+ * writes the newest ring of each buffer at a snapshot, each span is
+ * copied at once but held, its AUX record written in its place in
+ * cpuN.data; at the next snapshot, with the hardware stopped (SIGUSR2:
+ * DISABLE, drain, ENABLE; the stop: DISABLE), every held span keeps only
+ * its bytes within the newest aux_size of the ring: the runs after it
+ * wrote their spans' sizes on from where it ended, so its last
+ * max(0, aux_size - (sizes after it)) bytes are as they were when it was
+ * published, and the rest may not be. Its AUX record is rewritten to
+ * those bytes (aux_offset and aux_size; an empty one keeps its end), and
+ * what is left out is counted (snap_dropped, not a loss: a snapshot holds
+ * the newest trace only). A span entirely written over is settled at
+ * once, so at most about two rings of bytes are held; after a LOST record
+ * of records (an AUX record among them?) none held is kept.
+ */
+static void patch_record(struct record *R, struct rcpu *c, uint64_t pos,
+			 const struct tracebuf_rec_aux *a)
+{
+	ssize_t n;
+
+	if (pos >= c->data_off) {
+		memcpy(c->wbuf + (pos - c->data_off), a, sizeof(*a));
+		return;
+	}
+	if (R->fatal)
+		return;
+	n = pwrite(c->data_fd, a, sizeof(*a), (off_t)pos);
+	if (n != (ssize_t)sizeof(*a))
+		write_failed(R, c, "data", n < 0 ? -errno : -EIO);
+}
+
+/* Write the oldest held span, its newest keep bytes. */
+static void snap_write_oldest(struct record *R, struct rcpu *c, uint64_t keep)
+{
+	struct held_span *h = &c->held[0];
+	uint64_t size = h->rec.aux_size;
+	int ret;
+
+	if (keep > size)
+		keep = size;
+	if (keep < size) {
+		h->rec.aux_offset += size - keep;
+		h->rec.aux_size = keep;
+		patch_record(R, c, h->pos, &h->rec);
+	}
+	if (keep && !R->fatal) {
+		ret = write_buf(c->aux_fd, h->bytes + (size - keep), (size_t)keep);
+		if (ret)
+			write_failed(R, c, "aux", ret);
+	}
+	c->aux_bytes += keep;
+	c->snap_dropped += size - keep;
+	c->held_bytes -= size;
+	free(h->bytes);
+	c->nheld--;
+	memmove(&c->held[0], &c->held[1], c->nheld * sizeof(c->held[0]));
+}
+
+/* Every held span, at a snapshot: the hardware is stopped. */
+static void snap_settle(struct record *R, struct rcpu *c)
+{
+	while (c->nheld) {
+		uint64_t after = c->held_bytes - c->held[0].rec.aux_size;
+
+		snap_write_oldest(R, c, after < R->aux_size ? R->aux_size - after : 0);
+	}
+}
+
+static int snap_hold(struct record *R, struct rcpu *c, const struct tracebuf_span *sp)
+{
+	struct held_span *h;
+	unsigned int i;
+	size_t done = 0;
+
+	if (c->nheld == c->held_cap) {
+		unsigned int cap = c->held_cap ? 2 * c->held_cap : 16;
+		struct held_span *n = realloc(c->held, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		c->held = n;
+		c->held_cap = cap;
+	}
+	h = &c->held[c->nheld];
+	h->bytes = malloc(sp->size ? (size_t)sp->size : 1);
+	if (!h->bytes)
+		return -ENOMEM;
+	for (i = 0; i < sp->nr_parts; i++) {
+		memcpy(h->bytes + done, sp->part[i], sp->part_len[i]);
+		done += sp->part_len[i];
+	}
+	h->rec = *sp->rec;
+	h->pos = append_record(R, c, &sp->rec->r);
+	c->nheld++;
+	c->held_bytes += sp->size;
+	/* Written over entirely by the spans after it: settled now. */
+	while (c->nheld > 1 && c->held_bytes - c->held[0].rec.aux_size >= R->aux_size)
+		snap_write_oldest(R, c, 0);
 	return 0;
 }
 
@@ -448,14 +584,16 @@ static int on_span(void *ctx, struct tracebuf_session *s, const struct tracebuf_
 		return -ECANCELED;
 	/* Bytes published with no record (it did not fit): lost. */
 	c->aux_gap += sp->gap_bytes;
-	if (write_span(R, c, sp))
-		return -EIO;
-	c->aux_bytes += sp->size;
 	c->aux_spans++;
 	if (sp->flags & TRACEBUF_AUX_F_TRUNCATED)
 		c->truncations++;
 	if (sp->flags & TRACEBUF_AUX_F_COLLISION)
 		c->collisions++;
+	if (R->snapshot)
+		return snap_hold(R, c, sp);
+	if (write_span(R, c, sp))
+		return -EIO;
+	c->aux_bytes += sp->size;
 	append_record(R, c, &sp->rec->r);
 	return 0;
 }
@@ -1369,6 +1507,11 @@ static int summary(struct record *R)
 		}
 	}
 	(void)t_gap;
+	for (i = 0; R->snapshot && i < R->nr_cpus; i++)
+		if (R->c[i].snap_dropped)
+			fprintf(stderr, "tracebuf: CPU %u: %" PRIu64 " bytes of its spans were "
+				"older than the newest ring or written over before a snapshot; "
+				"not saved (snapshot mode)\n", R->c[i].cpu, R->c[i].snap_dropped);
 	if (R->sb) {
 		rsb_summary(R->sb, stderr);
 		if (rsb_lost(R->sb)) {
@@ -1384,6 +1527,13 @@ static int summary(struct record *R)
 
 /* ---- the event loop ----------------------------------------------------- */
 
+/*
+ * SIGUSR2: every session stopped (DISABLE publishes what it wrote), its
+ * ring read and the held spans settled with the hardware stopped
+ * (snap_*()), then started again, as perf stops its event to read a
+ * snapshot; SNAPSHOT would restart the hardware over the ring's oldest
+ * bytes while they are copied.
+ */
 static void take_snapshot(struct record *R)
 {
 	unsigned int i;
@@ -1394,13 +1544,22 @@ static void take_snapshot(struct record *R)
 
 		if (!c->enabled || c->stopped)
 			continue;
-		ret = tracebuf_snapshot(&c->s);
-		if (ret < 0)
+		ret = tracebuf_disable(&c->s);
+		if (ret < 0) {
 			fprintf(stderr, "\ntracebuf: CPU %u: snapshot failed: %s\n", c->cpu,
 				tracebuf_strerror(ret));
-		/* The span points into a ring the hardware overwrites: copy now. */
+			continue;
+		}
 		tracebuf_group_consume_session(R->group, &c->s);
+		snap_settle(R, c);
 		flush_data(R, c);
+		ret = tracebuf_enable(&c->s);
+		if (ret < 0) {
+			fprintf(stderr, "\ntracebuf: CPU %u: cannot restart tracing after the "
+				"snapshot: %s\n", c->cpu, tracebuf_strerror(ret));
+			c->enabled = 0;
+			stop_cpu(c, "restart failed");
+		}
 	}
 }
 
@@ -1657,6 +1816,9 @@ static void cleanup(struct record *R)
 		tracebuf_close(&c->s);
 		free(c->wbuf);
 		free(c->config);
+		while (c->nheld)	/* an error path: not settled */
+			free(c->held[--c->nheld].bytes);
+		free(c->held);
 	}
 	for (i = 0; R->c && i < R->nr_cpus; i++)
 		free(R->c[i].cpuset);
@@ -1852,6 +2014,9 @@ out_stop:
 	disable_all(R);
 	R->end_ns = now_ns();
 	drain_all(R);
+	for (i = 0; i < R->nr_cpus; i++)
+		snap_settle(R, &R->c[i]);
+	flush_all(R);
 	progress_clear(R);
 	for (i = 0; i < R->nr_cpus; i++) {
 		read_counters(&R->c[i]);
