@@ -86,6 +86,7 @@ struct held_span {
 	uint64_t pos;			/* its AUX record's place in cpuN.data */
 	struct tracebuf_rec_aux rec;	/* that record, as the kernel wrote it */
 	unsigned char *bytes;		/* rec.aux_size bytes */
+	uint64_t weight;		/* what it may have written over: its size */
 };
 
 /*
@@ -104,7 +105,7 @@ struct rcpu {
 	/* Snapshot mode: the spans held since the last snapshot, oldest first. */
 	struct held_span *held;
 	unsigned int nheld, held_cap;
-	uint64_t held_bytes;		/* the sum of their sizes */
+	uint64_t held_weight;		/* the sum of their weights */
 	uint64_t snap_dropped;		/* bytes left out: written over, or not the newest */
 	int stopped;			/* POLLERR/POLLHUP seen: out of the poll */
 	int enabled;
@@ -483,8 +484,9 @@ static int on_record(void *ctx, struct tracebuf_session *s, const struct tracebu
  * published, and the rest may not be. Its AUX record is rewritten to
  * those bytes (aux_offset and aux_size; an empty one keeps its end), and
  * what is left out is counted (snap_dropped, not a loss: a snapshot holds
- * the newest trace only). A span entirely written over is settled at
- * once, so at most about two rings of bytes are held; after a LOST record
+ * the newest trace only). A PARTIAL span (Intel PT: a lap it may not have
+ * counted in VMX operation; CoreSight: a memory error) counts as a whole
+ * ring written over. A span entirely written over is settled at once, so at most about two rings of bytes are held; after a LOST record
  * of records (an AUX record among them?) none held is kept.
  */
 static void patch_record(struct record *R, struct rcpu *c, uint64_t pos,
@@ -524,7 +526,7 @@ static void snap_write_oldest(struct record *R, struct rcpu *c, uint64_t keep)
 	}
 	c->aux_bytes += keep;
 	c->snap_dropped += size - keep;
-	c->held_bytes -= size;
+	c->held_weight -= h->weight;
 	free(h->bytes);
 	c->nheld--;
 	memmove(&c->held[0], &c->held[1], c->nheld * sizeof(c->held[0]));
@@ -534,7 +536,7 @@ static void snap_write_oldest(struct record *R, struct rcpu *c, uint64_t keep)
 static void snap_settle(struct record *R, struct rcpu *c)
 {
 	while (c->nheld) {
-		uint64_t after = c->held_bytes - c->held[0].rec.aux_size;
+		uint64_t after = c->held_weight - c->held[0].weight;
 
 		snap_write_oldest(R, c, after < R->aux_size ? R->aux_size - after : 0);
 	}
@@ -564,11 +566,12 @@ static int snap_hold(struct record *R, struct rcpu *c, const struct tracebuf_spa
 		done += sp->part_len[i];
 	}
 	h->rec = *sp->rec;
+	h->weight = sp->flags & TRACEBUF_AUX_F_PARTIAL ? R->aux_size : sp->size;
 	h->pos = append_record(R, c, &sp->rec->r);
 	c->nheld++;
-	c->held_bytes += sp->size;
+	c->held_weight += h->weight;
 	/* Written over entirely by the spans after it: settled now. */
-	while (c->nheld > 1 && c->held_bytes - c->held[0].rec.aux_size >= R->aux_size)
+	while (c->nheld > 1 && c->held_weight - c->held[0].weight >= R->aux_size)
 		snap_write_oldest(R, c, 0);
 	return 0;
 }
