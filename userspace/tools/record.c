@@ -486,8 +486,9 @@ static int on_record(void *ctx, struct tracebuf_session *s, const struct tracebu
  * what is left out is counted (snap_dropped, not a loss: a snapshot holds
  * the newest trace only). A PARTIAL span (Intel PT: a lap it may not have
  * counted in VMX operation; CoreSight: a memory error) counts as a whole
- * ring written over. A span entirely written over is settled at once, so at most about two rings of bytes are held; after a LOST record
- * of records (an AUX record among them?) none held is kept.
+ * ring written over. A span entirely written over is settled at once,
+ * so at most about two rings of bytes are held; after a LOST record of
+ * records (an AUX record among them?) none held is kept.
  */
 static void patch_record(struct record *R, struct rcpu *c, uint64_t pos,
 			 const struct tracebuf_rec_aux *a)
