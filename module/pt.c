@@ -671,7 +671,12 @@ static int tb_pt_run(struct tb_pt_cpu *pc, struct tb_session *s)
 	}
 	pc->stalled = false;
 	pc->pmi_taken = false;
-	pc->vmx_seen = tb_pt_hw->vmx_on();	/* a new span starts */
+	/*
+	 * A new span starts; it inherits a VMX stop whose run wrote
+	 * nothing, which tb_pt_halt() could not publish (the trace has a
+	 * gap there all the same).
+	 */
+	pc->vmx_seen |= tb_pt_hw->vmx_on();
 	/* An owed PMI whose bit is clear was taken by another handler. */
 	if (READ_ONCE(pc->pmi_owed) && !tb_rdmsr(TB_MSR_PERF_GLOBAL_STATUS, &gstatus) &&
 	    !(gstatus & TB_GLOBAL_STATUS_TOPA_PMI))
@@ -996,6 +1001,7 @@ static int tb_pt_start(struct tb_session *s, unsigned int cpu)
 		return -EOPNOTSUPP;
 	}
 	pc->vmx_wait = false;
+	pc->vmx_seen = false;	/* nothing inherited from another session */
 	/* BDM106 needs BranchEn: its key table only allows branch=1. */
 	pc->ctl = cfg->ctl | TB_RTIT_CTL_TOPA | TB_RTIT_CTL_TRACEEN;
 	pc->stalled = false;

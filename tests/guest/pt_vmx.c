@@ -111,10 +111,18 @@ static int has_partial(struct sess *x)
 	return x->partial > 0;
 }
 
+static uint64_t partial_base;
+
+static int more_partial(struct sess *x)
+{
+	return x->partial > partial_base;
+}
+
 /* vmx_pt=0: the CPU cannot trace in VMX operation. */
 static void test_no_vmx_trace(void)
 {
 	unsigned long long gps, w0, p0, d0, e0;
+	uint64_t partial;
 	struct sess x, y;
 
 	if (load_emu("vmx_pt=0"))
@@ -141,9 +149,13 @@ static void test_no_vmx_trace(void)
 	d0 = emu_stat(CPU, "ptw_dropped");
 	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_ENABLE) == 0, "enable: %s", strerror(errno));
 	consume_until(&x, 100, NULL);
-	/* VMXON clears TraceEn: published PARTIAL, no collision, no error. */
+	/*
+	 * VMXON clears TraceEn: what its run wrote is published PARTIAL, no
+	 * collision, no error. If that run wrote nothing (a drain just
+	 * before VMXON), the first span after VMXOFF is PARTIAL instead.
+	 */
 	TBT_CHECK(emu_knob(CPU, "vmx", "1") == 0, "VMXON while tracing");
-	TBT_CHECK(consume_until(&x, 3000, has_partial), "no PARTIAL span after VMXON");
+	consume_until(&x, 100, has_partial);
 	consume_until(&x, 100, NULL);	/* several drains in VMX operation */
 	TBT_CHECK(emu_stat(CPU, "traceen") == 0, "tracing in VMX operation");
 	TBT_CHECK(!(revents(&x) & POLLERR), "EPOLLERR after VMXON");
@@ -157,6 +169,26 @@ static void test_no_vmx_trace(void)
 	TBT_CHECK(emu_knob(CPU, "vmx", "0") == 0, "VMXOFF while enabled");
 	consume_until(&x, 200, NULL);
 	TBT_CHECK(emu_stat(CPU, "enables") > e0, "tracing did not resume after VMXOFF");
+	TBT_CHECK(consume_until(&x, 3000, has_partial),
+		  "no PARTIAL span for the VMX stop (at VMXON's drain, or the first after VMXOFF)");
+	/*
+	 * The same with nothing written between the last drain and VMXON
+	 * (the emulator's rate at 0, drains in between): VMXON's drain has
+	 * nothing to publish, and the first span after VMXOFF must be
+	 * PARTIAL (the trace has a gap there). It was not, once.
+	 */
+	consume_until(&x, 300, NULL);
+	TBT_CHECK(write_file(EMU "/rate", "0") == 0, "emulator rate 0");
+	consume_until(&x, 200, NULL);
+	partial = x.partial;
+	TBT_CHECK(emu_knob(CPU, "vmx", "1") == 0, "VMXON, nothing written");
+	consume_until(&x, 200, NULL);
+	TBT_CHECK(x.partial == partial, "a PARTIAL span though nothing was written before VMXON");
+	TBT_CHECK(emu_knob(CPU, "vmx", "0") == 0, "VMXOFF");
+	TBT_CHECK(write_file(EMU "/rate", "256") == 0, "emulator rate");
+	partial_base = partial;
+	TBT_CHECK(consume_until(&x, 3000, more_partial),
+		  "the first span after a VMX stop whose run wrote nothing is not PARTIAL");
 	TBT_CHECK(ioctl(x.s.fd, TRACEBUF_IOC_DISABLE) == 0, "disable");
 	consume(&x);
 	cap_emu("vmx_pause", p0, emu_stat(CPU, "ptw_seq"), emu_stat(CPU, "ptw_dropped") - d0, 0);
