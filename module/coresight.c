@@ -19,7 +19,7 @@
  * (cs_funnel.c, cs_replicator.c, cs_tmc.c) and walked by cs_path.c: on
  * before the ETM from the sink towards it, off after it the other way,
  * as coresight-core.c does. A component bound to another driver (the
- * kernel's coresight-*) is refused, with how to unbind it; a component
+ * kernel's coresight-*) is refused, with how to hand it over; a component
  * claimed by another agent (claim tags) is busy.
  *
  * Sessions. A session traces the CPUs of one sink: on the usual topology
@@ -124,9 +124,8 @@ static int tb_cs_check_owner(const struct tb_cs_component *c)
 
 	if (!dev || !dev->driver)
 		return 0;
-	pr_warn("tracebuf: coresight: %s is driven by %s; to use it with tracebuf: echo %s > /sys/bus/%s/drivers/%s/unbind\n",
-		c->name, dev->driver->name, dev_name(dev),
-		dev->bus ? dev->bus->name : "platform", dev->driver->name);
+	pr_warn("tracebuf: coresight: %s is driven by %s; to use it with tracebuf, unload that driver (modprobe -r its module, or blacklist it: the kernel's CoreSight drivers cannot be unbound) and load tracebuf again\n",
+		c->name, dev->driver->name);
 	return -EBUSY;
 }
 

@@ -1214,14 +1214,14 @@ static void test_kernel_ids(void)
 		  "static trace IDs again: %#x %#x", caps_trace_id(0), caps_trace_id(1));
 }
 
-/* The kernel's own driver owns the sink: refused, with how to unbind. */
+/* The kernel's own driver owns the sink: refused, with how to hand it over. */
 static void test_owned(void)
 {
 	static const char *const p[] = { "owned=1", NULL };
-	const char *dm[] = { "sh", "-c", "dmesg | grep -q 'driven by coresight-tmc.*unbind'", NULL };
+	const char *dm[] = { "sh", "-c", "dmesg | grep -q 'driven by coresight-tmc.*modprobe -r'", NULL };
 
 	TBT_CHECK(emu_load(p) == 0, "tb_csemu owned=1 loads (and registers nothing)");
-	TBT_CHECK(tbt_run(dm) == 0, "the refusal says how to unbind");
+	TBT_CHECK(tbt_run(dm) == 0, "the refusal says how to hand it over");
 	{
 		struct sess x;
 
