@@ -117,12 +117,24 @@ static struct tb_cs_etm *tb_cs_etm(unsigned int cpu)
 	return cpu < nr_cpu_ids && tb_cs_etm_of ? tb_cs_etm_of[cpu] : NULL;
 }
 
-/* Another driver bound to the device: the device is not ours to touch. */
+/*
+ * Whether the component is ours to touch: bound to tracebuf's driver
+ * (cs_drv.c), or a device no driver binds (none, or an emulator's own).
+ * Bound to another driver it is that driver's; an AMBA component no
+ * driver holds has its clock and power domain off (amba_remove()).
+ */
 static int tb_cs_check_owner(const struct tb_cs_component *c)
 {
 	struct device *dev = c->dev;
 
-	if (!dev || !dev->driver)
+	if (!dev || tb_cs_drv_ours(dev))
+		return 0;
+	if (tb_cs_drv_needs_binding(dev)) {
+		pr_warn("tracebuf: coresight: %s is bound to no driver, so its clock and power are off; to use it with tracebuf: echo tracebuf-cs > /sys/bus/amba/devices/%s/driver_override; echo %s > /sys/bus/amba/drivers_probe; then load tracebuf again\n",
+			c->name, dev_name(dev), dev_name(dev));
+		return -ENODEV;
+	}
+	if (!dev->driver)
 		return 0;
 	pr_warn("tracebuf: coresight: %s is driven by %s; to use it with tracebuf, unload that driver (modprobe -r its module, or blacklist it: the kernel's CoreSight drivers cannot be unbound) and load tracebuf again\n",
 		c->name, dev->driver->name);
@@ -330,8 +342,8 @@ static int tb_cs_build_path(const struct tb_cs_platform *p, unsigned int i,
 	return sink;
 }
 
-/* Every component but the ETMs: links and TMCs. */
-static int tb_cs_probe_devs(const struct tb_cs_platform *p)
+/* Every component but the ETMs: links and TMCs, those held powered. */
+static int tb_cs_probe_devs(const struct tb_cs_platform *p, const bool *held)
 {
 	unsigned int i;
 
@@ -343,7 +355,7 @@ static int tb_cs_probe_devs(const struct tb_cs_platform *p)
 
 		d->sink = -1;
 		d->kind = c->kind;
-		if (c->kind == TB_CS_KIND_ETM || tb_cs_check_owner(&c->c))
+		if (c->kind == TB_CS_KIND_ETM || !held[i])
 			continue;
 		d->io = p->io;
 		d->base = c->c.base;
@@ -448,10 +460,22 @@ static bool tb_cs_path_conflict(const struct tb_cs_etm *e)
 	return false;
 }
 
+/* tb_cs_probe()'s runtime PM references (if pm) given back; frees held. */
+static void tb_cs_probe_put(const struct tb_cs_platform *p, bool *held, bool pm)
+{
+	unsigned int i;
+
+	for (i = 0; held && pm && i < p->nr_comps; i++)
+		if (held[i])
+			tb_cs_pm_put(p->comps[i].c.dev);
+	kfree(held);
+}
+
 static int tb_cs_probe(struct tb_backend *b)
 {
 	const struct tb_cs_platform *p = tb_cs_plat;
 	unsigned int i, n = 0, nr_tmc = 0, *ids;
+	bool *held = NULL, pm = tb_cs_pm_wanted();
 	int ret = -ENODEV;
 
 	if (!p || !p->nr_comps)
@@ -469,14 +493,35 @@ static int tb_cs_probe(struct tb_backend *b)
 		ret = -ENOMEM;
 		goto fail;
 	}
-	tb_cs_probe_devs(p);
+	/*
+	 * Every component clocked and powered while it is probed (runtime
+	 * PM references, given back below); one that cannot be is left out.
+	 */
+	held = kcalloc(p->nr_comps, sizeof(*held), GFP_KERNEL);
+	if (!held) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < p->nr_comps; i++) {
+		const struct tb_cs_component *c = &p->comps[i].c;
+
+		if (tb_cs_check_owner(c))
+			continue;
+		if (pm && tb_cs_pm_get(c->dev)) {
+			pr_warn("tracebuf: coresight: %s cannot be powered up: not used\n",
+				c->name);
+			continue;
+		}
+		held[i] = true;
+	}
+	tb_cs_probe_devs(p, held);
 	for (i = 0; i < p->nr_comps; i++) {
 		const struct tb_cs_desc *d = &p->comps[i];
 		struct tb_cs_etm *e;
 		int sink;
 
 		if (d->kind != TB_CS_KIND_ETM || d->cpu >= nr_cpu_ids ||
-		    tb_cs_etm_of[d->cpu] || tb_cs_check_owner(&d->c))
+		    tb_cs_etm_of[d->cpu] || !held[i])
 			continue;
 		e = kzalloc(sizeof(*e), GFP_KERNEL);
 		if (!e) {
@@ -485,6 +530,7 @@ static int tb_cs_probe(struct tb_backend *b)
 		}
 		e->io = p->io;
 		e->base = d->c.base;
+		e->dev = d->c.dev;
 		e->name = d->c.name;
 		e->cpu = d->cpu;
 		e->skip_power_up = d->skip_power_up;
@@ -565,6 +611,7 @@ have_id:
 		goto fail;
 	tb_cs_cpu_pm_registered = true;
 	kfree(ids);
+	tb_cs_probe_put(p, held, pm);
 	pr_info("tracebuf: coresight: %s: %u ETMs, %u components, %u TMCs\n", p->name, n,
 		p->nr_comps, tb_cs_nr_sinks);
 	b->nr_cpus = n;
@@ -576,6 +623,7 @@ fail_nodev:
 	ret = -ENODEV;
 fail:
 	kfree(ids);
+	tb_cs_probe_put(p, held, pm);
 	tb_cs_remove(b);
 	return ret;
 }
@@ -825,6 +873,7 @@ struct tb_cs_buf {
 	struct tb_cs_sink *sink;
 	unsigned int sink_idx;
 	struct device *dev;		/* DMA device, or NULL: phys == bus */
+	bool pm;			/* runtime PM references held (tb_cs_buf_pm()) */
 	dma_addr_t *chunk_dma;		/* per AUX chunk */
 	bool *chunk_sync;		/* per AUX chunk: dma_need_sync() */
 	bool tables_sync;		/* a table needs dma_need_sync() */
@@ -972,6 +1021,47 @@ static void tb_cs_kick(struct irq_work *w);
 static void tb_cs_work(struct work_struct *w);
 static void tb_cs_prep(struct tb_cs_buf *buf);
 
+/*
+ * Runtime PM references (get) on the first limit devices a session
+ * uses, or given back (!get): each ETM of its CPUs and the links on its
+ * way, then the sink. A failed get gives back what it took.
+ */
+static int tb_cs_buf_pm(struct tb_cs_buf *buf, bool get, unsigned int limit)
+{
+	unsigned int cpu, i, n = 0;
+	struct device *dev;
+	int ret;
+
+	for_each_cpu(cpu, buf->s->cpus) {
+		struct tb_cs_etm *e = tb_cs_etm(cpu);
+
+		for (i = 0; e && i <= e->nr_hops; i++, n++) {
+			if (n == limit)
+				return 0;
+			dev = i < e->nr_hops ? e->path[i].d->dev : e->dev;
+			if (!get) {
+				tb_cs_pm_put(dev);
+				continue;
+			}
+			ret = tb_cs_pm_get(dev);
+			if (ret) {
+				tb_cs_buf_pm(buf, false, n);
+				return ret;
+			}
+		}
+	}
+	if (n == limit)
+		return 0;
+	if (!get) {
+		tb_cs_pm_put(buf->sink->dev);
+		return 0;
+	}
+	ret = tb_cs_pm_get(buf->sink->dev);
+	if (ret)
+		tb_cs_buf_pm(buf, false, n);
+	return ret;
+}
+
 static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 {
 	struct tb_cs_etm *e = tb_cs_etm(cpumask_first(s->cpus));
@@ -1053,6 +1143,17 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 	}
 	tb_cs_owner[buf->sink_idx] = s;
 	mutex_unlock(&tb_cs_owner_lock);
+	/* Every component it uses clocked and powered until free_aux. */
+	buf->pm = tb_cs_pm_wanted();
+	ret = buf->pm ? tb_cs_buf_pm(buf, true, UINT_MAX) : 0;
+	if (ret) {
+		pr_warn("tracebuf: coresight: a component of the session cannot be powered up (%d)\n",
+			ret);
+		mutex_lock(&tb_cs_owner_lock);
+		tb_cs_owner[buf->sink_idx] = NULL;
+		mutex_unlock(&tb_cs_owner_lock);
+		goto fail;
+	}
 	kfree(chunks);
 	for (i = 0; i < aux->nr_chunks; i++)
 		buf->sync |= buf->chunk_sync[i];
@@ -2162,6 +2263,9 @@ static void tb_cs_free_aux(struct tb_aux *aux)
 		cpumask_clear(buf->on);
 		tb_cs_abort(buf);
 	}
+	/* No register access from here on: their clocks and power may go. */
+	if (buf->pm)
+		tb_cs_buf_pm(buf, false, UINT_MAX);
 	mutex_lock(&tb_cs_owner_lock);
 	tb_cs_owner[buf->sink_idx] = NULL;
 	mutex_unlock(&tb_cs_owner_lock);
@@ -2546,6 +2650,11 @@ int tb_cs_init(void)
 {
 	int ret;
 
+	/* Components no driver holds are bound to ours first (cs_drv.c). */
+	ret = tb_cs_drv_init();
+	if (ret)
+		pr_warn("tracebuf: coresight: the tracebuf-cs driver: %d; components are not bound\n",
+			ret);
 	ret = nr_etm_base ? tb_cs_discover_params() : tb_cs_discover_of();
 	if (ret) {
 		tb_cs_real_free();
@@ -2564,4 +2673,5 @@ void tb_cs_exit(void)
 	if (tb_cs_plat == &tb_cs_real)
 		tb_cs_plat = NULL;
 	tb_cs_real_free();
+	tb_cs_drv_exit();
 }

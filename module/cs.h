@@ -13,6 +13,7 @@
 
 #include "cs_hw.h"
 
+struct device;
 struct tb_cs_dev;
 
 /*
@@ -56,6 +57,7 @@ struct tb_cs_hop {
 struct tb_cs_etm {
 	const struct tb_cs_io *io;
 	void __iomem *base;
+	struct device *dev;		/* its device, or NULL */
 	const char *name;
 	unsigned int cpu;
 	unsigned int sink;
@@ -157,6 +159,18 @@ u32 tb_tmc_status(struct tb_cs_sink *k);
 u64 tb_tmc_rwp(struct tb_cs_sink *k);
 u32 tb_tmc_rrp(struct tb_cs_sink *k);
 u32 tb_tmc_read_word(struct tb_cs_sink *k);
+
+/*
+ * cs_drv.c: tracebuf as the components' AMBA driver ("tracebuf-cs"), and
+ * runtime PM references around register accesses.
+ */
+int tb_cs_drv_init(void);
+void tb_cs_drv_exit(void);
+bool tb_cs_drv_ours(const struct device *dev);
+bool tb_cs_drv_needs_binding(const struct device *dev);
+bool tb_cs_pm_wanted(void);
+int tb_cs_pm_get(struct device *dev);
+void tb_cs_pm_put(struct device *dev);
 
 /* Claim tags and the software lock, shared by both (cs_etm.c). */
 void tb_cs_unlock(const struct tb_cs_io *io, void __iomem *base);

@@ -7,9 +7,10 @@
  * published + what was reported lost), no-overwrite pauses and overruns,
  * snapshot mode, every configuration key valid and invalid, CPU hotplug,
  * close and exit while tracing, per-CPU sinks, flat ETR and ETF sinks,
- * and refusal of a sink another driver owns. On x86_64 the backend is
- * simply absent.
+ * the emulated SoCs' links, clocks and power domain, and refusal of a
+ * sink another driver owns. On x86_64 the backend is simply absent.
  */
+#include <dirent.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -864,6 +865,150 @@ static void test_topology(const struct topo *t)
 			  t->name, skips[i]);
 }
 
+/* tb_csemu's power file (csemu_pwr.c): key's value ("domain", "clk3", ...), or ~0. */
+static unsigned long long power_stat(const char *key)
+{
+	char k[64], line[256];
+	unsigned long long v, r = ~0ULL;
+	FILE *f = fopen(CSEMU "/power", "r");
+
+	if (!f)
+		return ~0ULL;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llu", k, &v) == 2 && !strcmp(k, key))
+			r = v;
+	fclose(f);
+	return r;
+}
+
+/*
+ * Every clock of the emulated SoC and its power domain off, waiting up
+ * to 2 s: runtime PM suspends a device, and genpd powers its domain off,
+ * after the last reference goes, not at once.
+ */
+static int power_all_off(void)
+{
+	char k[64], line[256];
+	unsigned long long v;
+	int i, on, n;
+	FILE *f;
+
+	for (i = 0; i < 100; i++) {
+		f = fopen(CSEMU "/power", "r");
+		if (!f)
+			return 0;
+		on = n = 0;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "%63s %llu", k, &v) == 2 &&
+			    (!strncmp(k, "clk", 3) || !strcmp(k, "domain"))) {
+				n++;
+				on += v != 0;
+			}
+		fclose(f);
+		if (n && !on)
+			return 1;
+		msleep(20);
+	}
+	return 0;
+}
+
+/* The components bound to tracebuf's driver (its sysfs directory's links). */
+static int bound_to_tracebuf(void)
+{
+	DIR *d = opendir("/sys/bus/amba/drivers/tracebuf-cs");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += strchr(de->d_name, '@') != NULL;
+	closedir(d);
+	return n;
+}
+
+/* The components tb_csemu tells tracebuf about (its topology file). */
+static int topology_components(void)
+{
+	char line[256];
+	int n = 0;
+	FILE *f = fopen(CSEMU "/topology", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strncmp(line, "wire ", 5) != 0;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Clocks and power (issue 15): every component of an emulated SoC is an
+ * AMBA device bound to tracebuf's driver (tracebuf-cs), its apb_pclk
+ * (and atclk) and the SoC's debug power domain the emulator's, on only
+ * while tracebuf holds a runtime PM reference; a register access while
+ * one is off is a violation. They are off once the backend has probed
+ * and no session uses them, on for a session, off again after it; with
+ * tracebuf's test_skip_pm (no reference taken) a session's accesses find
+ * them off, which the emulator counts.
+ */
+static void test_power(const struct topo *t)
+{
+	char param[32];
+	const char *p[] = { param, NULL };
+	unsigned long long ons, viol, rpm;
+	struct sess x;
+	int n;
+
+	snprintf(param, sizeof(param), "topology=%s", t->name);
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu %s", param);
+	n = bound_to_tracebuf();
+	TBT_CHECK(n > 0 && n == topology_components(), "%s: %d components bound to tracebuf-cs, %d in the topology",
+		  t->name, n, topology_components());
+	rpm = power_stat("runtime_pm");
+	TBT_CHECK(rpm == 0 || rpm == 1, "%s: runtime_pm %llu", t->name, rpm);
+	if (!rpm)
+		printf("# %s: a kernel without runtime PM (CONFIG_PM): the clocks and the domain stay on\n",
+		       t->name);
+	TBT_CHECK(!rpm || power_all_off(),
+		  "%s: every clock and the power domain off once the backend has probed", t->name);
+	ons = power_stat("domain_ons");
+	TBT_CHECK(cs_open(&x, 3, t->aux, 0, 0) == 0, "%s session", t->name);
+	TBT_CHECK(power_stat("domain") == 1 && (!rpm || power_stat("domain_ons") > ons),
+		  "%s: the domain powered on for the session", t->name);
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "%s enable", t->name);
+	run_for(&x, 300);
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "%s disable", t->name);
+	consume(&x);
+	TBT_CHECK(x.published >= 64 * 1024, "%s: %llu bytes published", t->name,
+		  (unsigned long long)x.published);
+	sess_close(&x);
+	TBT_CHECK(total_violations() == 0, "%s: violations %llu", t->name, total_violations());
+	TBT_CHECK(!rpm || power_all_off(),
+		  "%s: every clock and the domain off again once the session is gone", t->name);
+	if (!rpm) {
+		TBT_CHECK(tbt_rmmod("tb_csemu") == 0, "rmmod tb_csemu");
+		return;
+	}
+
+	/* Without the references the accesses find the components off. */
+	TBT_CHECK(write_file("/sys/module/tracebuf/parameters/test_skip_pm", "Y") == 0,
+		  "test_skip_pm");
+	if (cs_open(&x, 3, t->aux, 0, 0) == 0 && tracebuf_enable(&x.s) == 0) {
+		run_for(&x, 100);
+		tracebuf_disable(&x.s);
+	}
+	sess_close(&x);
+	viol = total_violations();
+	write_file("/sys/module/tracebuf/parameters/test_skip_pm", "N");
+	printf("# %s without runtime PM references: %llu violations\n", t->name, viol);
+	TBT_CHECK(viol && viol != ~0ULL,
+		  "%s without runtime PM references: the accesses to unclocked, unpowered components are violations",
+		  t->name);
+	/* The next test loads a fresh emulator: no violation carried over. */
+	TBT_CHECK(tbt_rmmod("tb_csemu") == 0, "rmmod tb_csemu");
+}
+
 /* A TMC register as tb_csemu shows it (sinkN/regs), or ~0. */
 static unsigned long long sink_reg(int sink, const char *name)
 {
@@ -1272,6 +1417,8 @@ int main(void)
 	test_burst();
 	test_topology(&juno);
 	test_topology(&msm8916);
+	test_power(&juno);
+	test_power(&msm8916);
 	test_reclaim();
 	test_firmware_props();
 	test_dma();

@@ -284,6 +284,8 @@ enum csemu_viol {
 	CV_HIP08_FULL,
 	CV_IMPDEF_UNDEF,
 	CV_VIEWINST_AC,
+	CV_UNCLOCKED,
+	CV_UNPOWERED,
 	CV_NR
 };
 
@@ -304,6 +306,11 @@ struct csemu_comp {
 	char name[24];
 	unsigned int index;		/* in what tracebuf is told (csemu.desc) */
 	struct csemu_port out[2];	/* master ports, as wired */
+	/* Device-tree topologies (csemu_pwr.c): its device, clocks, domain. */
+	struct device *dev;		/* an AMBA device, tracebuf's driver bound */
+	unsigned int clk[2];		/* the controller's clock indices */
+	unsigned int nclk;
+	bool pd;			/* in the controller's power domain */
 };
 
 /* A programmable funnel or replicator (CoreSight SoC-400 TRM, DDI0480). */
@@ -352,7 +359,8 @@ struct csemu_sink {
 	u64 bytes, frames, wraps, memerrs, flushes, captures, discarded;
 	u64 passed, blocked;		/* ETF in hardware FIFO mode */
 	cpumask_t feeders;		/* CPUs whose ETM's trace can reach it, as wired */
-	struct platform_device *pdev;
+	struct platform_device *pdev;	/* flat topologies: its device */
+	struct device *dev;		/* what tracebuf maps its buffers for */
 	struct dentry *dir;
 };
 
@@ -481,7 +489,8 @@ bool csemu_mgmt_read(const struct csemu_comp *c, u32 off, u32 part, u32 *val);
 bool csemu_mgmt_ro(u32 off);
 void csemu_claimset(struct csemu_comp *c, u32 val);
 void csemu_claimclr(struct csemu_comp *c, u32 val);
-int csemu_sink_init(struct csemu_sink *k, unsigned int i, u32 type, const char *name);
+int csemu_sink_init(struct csemu_sink *k, unsigned int i, u32 type, const char *name,
+		    bool own_pdev);
 extern const struct tb_cs_io csemu_io;
 extern struct platform_driver csemu_owner_drv;
 
@@ -525,6 +534,15 @@ void *csemu_dma_ptr(struct csemu_sink *k, u64 addr, u64 len, bool write);
 void csemu_dma_exit(void);
 bool csemu_pa_ok(u64 pa);
 bool csemu_pa_freed(struct csemu_sink *k, u64 pa);
+
+/* csemu_pwr.c */
+#define CSEMU_DT_MAX	64	/* components of one emulated SoC */
+struct device_node;
+int csemu_pwr_init(struct device_node *soc);
+int csemu_pwr_device(struct device_node *np, struct csemu_comp *c);
+bool csemu_pwr_ok(struct csemu_comp *c);
+void csemu_pwr_exit(struct csemu_comp *const *comps, unsigned int n);
+void csemu_pwr_debugfs(struct dentry *dir);
 
 /* csemu_topo.c */
 int csemu_build(void);

@@ -130,6 +130,8 @@ static const char * const csemu_viol_msg[CV_NR] = {
 	[CV_IMPDEF_UNDEF] = "Hip08 core commit register accessed on another core (UNDEFINED)",
 	[CV_VIEWINST_AC] = "ViewInst uses an unimplemented or non-instruction address comparator",
 	[CV_TMC_SG_RWP] = "scatter-gather capture started with RWP past the table's first page start",
+	[CV_UNCLOCKED] = "register access with one of the component's clocks off (external abort)",
+	[CV_UNPOWERED] = "register access with the component's power domain off (external abort)",
 };
 
 DEFINE_RAW_SPINLOCK(csemu_lock);
@@ -249,6 +251,8 @@ static u32 csemu_io_read(void __iomem *base, u32 off)
 	raw_spin_lock_irqsave(&csemu_lock, flags);
 	if ((off & 3) || off >= SZ_4K)
 		csemu_violation(c, CV_ACCESS);
+	else if (!csemu_pwr_ok(c))
+		;			/* reads 0: an external abort */
 	else if (c->kind == CSEMU_KIND_ETM)
 		v = csemu_etm_read(container_of(c, struct csemu_etm, c), off);
 	else if (c->kind == CSEMU_KIND_TMC)
@@ -267,6 +271,8 @@ static void csemu_io_write(void __iomem *base, u32 off, u32 val)
 	raw_spin_lock_irqsave(&csemu_lock, flags);
 	if ((off & 3) || off >= SZ_4K)
 		csemu_violation(c, CV_ACCESS);
+	else if (!csemu_pwr_ok(c))
+		;			/* dropped: an external abort */
 	else if (c->kind == CSEMU_KIND_ETM)
 		csemu_etm_write(container_of(c, struct csemu_etm, c), off, val);
 	else if (c->kind == CSEMU_KIND_TMC)
@@ -643,6 +649,7 @@ static void csemu_debugfs_init(void)
 			    &csemu_violations_fops);
 	debugfs_create_file("blocked", 0444, csemu.dir, NULL, &csemu_blocked_fops);
 	csemu_topology_debugfs(csemu.dir);
+	csemu_pwr_debugfs(csemu.dir);
 	csemu_follow_debugfs(csemu.dir);
 	for (i = 0; i < csemu.nr_links; i++) {
 		struct csemu_link *l = &csemu.links[i];
@@ -772,8 +779,12 @@ static void csemu_idr_init(void)
 		 FIELD_PREP(TB_ETM_IDR4_NUMACPAIRS, csemu_nr_ranges);
 }
 
+/*
+ * own_pdev: a platform device of ours for its DMA (flat topologies);
+ * else the caller makes its device (csemu_pwr_device()).
+ */
 int csemu_sink_init(struct csemu_sink *k, unsigned int i, u32 type,
-		    const char *name)
+		    const char *name, bool own_pdev)
 {
 	struct platform_device_info info = {
 		.name		= "csemu-tmc",
@@ -800,10 +811,13 @@ int csemu_sink_init(struct csemu_sink *k, unsigned int i, u32 type,
 		if (!k->sram)
 			return -ENOMEM;
 	}
+	if (!own_pdev)
+		return 0;
 	pdev = platform_device_register_full(&info);
 	if (IS_ERR(pdev))
 		return PTR_ERR(pdev);
 	k->pdev = pdev;
+	k->dev = &pdev->dev;
 	/* Our writes go through the CPU caches: a coherent interconnect. */
 #if defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_DEVICE) || \
 	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU) || \

@@ -193,7 +193,7 @@ void *csemu_dma_ptr(struct csemu_sink *k, u64 addr, u64 len, bool write)
 		return phys_to_virt(addr);
 	}
 	raw_spin_lock(&csemu_dma_lock);
-	m = csemu_map_find(&k->pdev->dev, addr, len);
+	m = csemu_map_find(k->dev, addr, len);
 	if (!m) {
 		v = CV_DMA_UNMAPPED;
 	} else if (write ? m->dir == DMA_TO_DEVICE : m->dir == DMA_FROM_DEVICE) {

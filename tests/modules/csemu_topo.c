@@ -8,8 +8,6 @@
 
 #include "csemu.h"
 
-#define CSEMU_DT_MAX	64	/* components of one emulated SoC */
-
 /* What tracebuf is told about c: the next descriptor. */
 static struct tb_cs_desc *csemu_describe(struct csemu_comp *c, enum tb_cs_kind kind)
 {
@@ -39,7 +37,8 @@ static void csemu_wire(struct csemu_comp *src, unsigned int sp, struct csemu_com
 	};
 }
 
-static void csemu_link_init(struct csemu_link *l, enum csemu_kind kind, const char *name)
+static struct tb_cs_desc *csemu_link_init(struct csemu_link *l, enum csemu_kind kind,
+					  const char *name)
 {
 	l->c.kind = kind;
 	l->c.locked = true;
@@ -47,8 +46,8 @@ static void csemu_link_init(struct csemu_link *l, enum csemu_kind kind, const ch
 	if (kind == CSEMU_KIND_FUNNEL)
 		l->functl = CSEMU_FUNNEL_HT_RESET;
 	/* IDFILTERn reset to 0: everything passes until software filters. */
-	csemu_describe(&l->c, kind == CSEMU_KIND_FUNNEL ? TB_CS_KIND_FUNNEL :
-			TB_CS_KIND_REPLICATOR);
+	return csemu_describe(&l->c, kind == CSEMU_KIND_FUNNEL ? TB_CS_KIND_FUNNEL :
+			      TB_CS_KIND_REPLICATOR);
 }
 
 /* The TMCs trace from port to can reach, as wired (links open or not). */
@@ -260,6 +259,12 @@ static int csemu_build_dt(void)
 	unsigned int s = 0, l = 0, i;
 	int pass, ret, cpu;
 
+	/* The clocks and the domain before any component's device. */
+	ret = csemu_pwr_init(csemu_dt->soc);
+	if (ret) {
+		pr_err("tb_csemu: no clock and power-domain controller: %d\n", ret);
+		return ret;
+	}
 	/* TMCs (ETRs, then the others), links, ETMs: in that order. */
 	for (pass = 0; pass < 4; pass++)
 		for_each_available_child_of_node(csemu_dt->soc, np) {
@@ -280,23 +285,34 @@ static int csemu_build_dt(void)
 			case DT_TMC:
 				k = &csemu.sinks[s];
 				ret = csemu_sink_init(k, s, csemu_dt_tmc_type(np),
-						      kbasename(np->full_name));
+						      kbasename(np->full_name), false);
 				if (ret)
 					goto out;
 				if (!of_property_read_bool(np, "arm,scatter-gather"))
 					k->sg_ok = false;	/* DEVID.NOSCAT */
 				d = csemu_describe(&k->c, TB_CS_KIND_TMC);
-				d->c.dev = &k->pdev->dev;
 				d->scatter_gather = k->sg_ok;
 				ret = csemu_dt_add(np, &k->c);
+				if (!ret)
+					ret = csemu_pwr_device(np, &k->c);
+				if (!ret) {
+					/* Its DMA through the device tracebuf binds. */
+					k->dev = k->c.dev;
+					d->c.dev = k->dev;
+					ret = csemu_dma_attach(k->dev);
+				}
 				s++;
 				break;
 			case DT_FUNNEL:
 			case DT_REPL:
 				lk = &csemu.links[l++];
-				csemu_link_init(lk, kind == DT_REPL ? CSEMU_KIND_REPL :
-						CSEMU_KIND_FUNNEL, kbasename(np->full_name));
+				d = csemu_link_init(lk, kind == DT_REPL ? CSEMU_KIND_REPL :
+						    CSEMU_KIND_FUNNEL, kbasename(np->full_name));
 				ret = csemu_dt_add(np, &lk->c);
+				if (!ret)
+					ret = csemu_pwr_device(np, &lk->c);
+				if (!ret)
+					d->c.dev = lk->c.dev;
 				break;
 			default:
 				cpu = csemu_dt_cpu(np);
@@ -315,6 +331,10 @@ static int csemu_build_dt(void)
 							  "arm,coresight-loses-context-with-cpu"))
 					d->loses_context = true;
 				ret = csemu_dt_add(np, &e->c);
+				if (!ret)
+					ret = csemu_pwr_device(np, &e->c);
+				if (!ret)
+					d->c.dev = e->c.dev;
 				break;
 			}
 			if (ret)
@@ -334,6 +354,8 @@ void csemu_dt_free(void)
 
 	if (!csemu_dt)
 		return;
+	/* The devices (tracebuf lets them go), then the providers. */
+	csemu_pwr_exit(csemu_dt->comp, csemu_dt->n);
 	for (i = 0; i < csemu_dt->n; i++)
 		of_node_put(csemu_dt->np[i]);
 	of_node_put(csemu_dt->soc);
@@ -395,11 +417,11 @@ static int csemu_build_flat(void)
 		struct csemu_sink *k = &csemu.sinks[i];
 		struct tb_cs_desc *d;
 
-		ret = csemu_sink_init(k, i, csemu.sink_type, NULL);
+		ret = csemu_sink_init(k, i, csemu.sink_type, NULL, true);
 		if (ret)
 			return ret;
 		d = csemu_describe(&k->c, TB_CS_KIND_TMC);
-		d->c.dev = &k->pdev->dev;
+		d->c.dev = k->dev;
 		d->scatter_gather = k->sg_ok;
 	}
 	for_each_possible_cpu(cpu) {

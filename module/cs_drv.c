@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracebuf as the driver of the CoreSight components it uses: an AMBA
+ * driver, "tracebuf-cs", matching the peripheral IDs the kernel's
+ * coresight-etm4x, -tmc, -funnel and -replicator drivers match. Bound, a
+ * component gets from the device core what those drivers get: before
+ * probe the amba bus attaches its power domain and enables its apb_pclk
+ * (drivers/amba/bus.c: amba_probe()) and configures its DMA (the mask,
+ * the IOMMU: amba_dma_configure()); runtime PM turns the clock and the
+ * domain off while nothing uses it (amba_pm_runtime_suspend(), genpd).
+ * atclk, where the firmware names one, is ours to turn on and off with
+ * it, as funnel_runtime_suspend()/resume() do (coresight-funnel.c).
+ *
+ * Every register access happens under a runtime PM reference:
+ * tb_cs_pm_get()/tb_cs_pm_put() around the backend's probe, and from a
+ * session's setup_aux to its free_aux on every component it uses, as
+ * coresight_get_ref()/coresight_put_ref() hold a path's (coresight-core.c).
+ *
+ * Binding and unbinding from sysfs are suppressed, as the kernel's
+ * CoreSight drivers do: a session may be using the component. A component
+ * bound to another driver stays that driver's (coresight.c refuses it);
+ * one that is not bound when tracebuf loads is bound by this driver then.
+ */
+#include <linux/amba/bus.h>
+#include <linux/clk.h>
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/pm_runtime.h>
+
+#include "cs.h"
+
+#define TB_CS_AMBA_ID(pid)	{ .id = (pid), .mask = 0x000fffff }
+/*
+ * ETMs whose peripheral ID other CoreSight components share: the amba
+ * bus matches them by DEVARCH and DEVTYPE too (amba_cs_uci_id_match()).
+ */
+#define TB_CS_AMBA_UCI_ID(pid)	{ .id = (pid), .mask = 0x000fffff, .data = tb_cs_uci_etm4 }
+
+/* ETMv4's UCI data (coresight-etm4x-core.c: uci_id_etm4). */
+static struct amba_cs_uci_id tb_cs_uci_etm4[] = {
+	{
+		/* DEVARCH: architect ARM, present, ARCHID ETMv4 (0x4a13) */
+		.devarch	= 0x47704a13,
+		.devarch_mask	= 0xfff0ffff,
+		.devtype	= 0x00000013,	/* trace source of a PE */
+	}
+};
+
+static const struct amba_id tb_cs_amba_ids[] = {
+	/* ETMv4: coresight-etm4x-core.c's etm4_ids */
+	TB_CS_AMBA_ID(0x000bb95d),		/* Cortex-A53 */
+	TB_CS_AMBA_ID(0x000bb95e),		/* Cortex-A57 */
+	TB_CS_AMBA_ID(0x000bb95a),		/* Cortex-A72 */
+	TB_CS_AMBA_ID(0x000bb959),		/* Cortex-A73 */
+	TB_CS_AMBA_UCI_ID(0x000bb9da),		/* Cortex-A35 */
+	TB_CS_AMBA_UCI_ID(0x000bbd05),		/* Cortex-A55 */
+	TB_CS_AMBA_UCI_ID(0x000bbd0a),		/* Cortex-A75 */
+	TB_CS_AMBA_UCI_ID(0x000bbd0c),		/* Neoverse N1 */
+	TB_CS_AMBA_UCI_ID(0x000bbd41),		/* Cortex-A78 */
+	TB_CS_AMBA_UCI_ID(0x000f0205),		/* Qualcomm Kryo */
+	TB_CS_AMBA_UCI_ID(0x000f0211),		/* Qualcomm Kryo */
+	TB_CS_AMBA_UCI_ID(0x000bb802),		/* Qualcomm Kryo 385 Cortex-A55 */
+	TB_CS_AMBA_UCI_ID(0x000bb803),		/* Qualcomm Kryo 385 Cortex-A75 */
+	TB_CS_AMBA_UCI_ID(0x000bb805),		/* Qualcomm Kryo 4XX Cortex-A55 */
+	TB_CS_AMBA_UCI_ID(0x000bb804),		/* Qualcomm Kryo 4XX Cortex-A76 */
+	TB_CS_AMBA_UCI_ID(0x000bbd0d),		/* Qualcomm Kryo 5XX Cortex-A77 */
+	TB_CS_AMBA_UCI_ID(0x000cc0af),		/* Marvell ThunderX2 */
+	TB_CS_AMBA_UCI_ID(0x000b6d01),		/* HiSilicon Hip08 */
+	TB_CS_AMBA_UCI_ID(0x000b6d02),		/* HiSilicon Hip09 */
+	/* TMC: coresight-tmc-core.c's tmc_ids */
+	TB_CS_AMBA_ID(0x000bb961),		/* Coresight SoC-400 TMC */
+	TB_CS_AMBA_ID(0x000bb9e8),		/* Coresight SoC-600 TMC-ETR/ETS */
+	TB_CS_AMBA_ID(0x000bb9e9),		/* Coresight SoC-600 TMC-ETB */
+	TB_CS_AMBA_ID(0x000bb9ea),		/* Coresight SoC-600 TMC-ETF */
+	/* Funnels and replicators: coresight-funnel.c, -replicator.c */
+	TB_CS_AMBA_ID(0x000bb908),		/* SoC-400 funnel */
+	TB_CS_AMBA_ID(0x000bb9eb),		/* SoC-600 funnel */
+	TB_CS_AMBA_ID(0x000bb909),		/* SoC-400 replicator */
+	TB_CS_AMBA_ID(0x000bb9ec),		/* SoC-600 replicator */
+	{ 0, 0 },
+};
+
+/* drvdata: the component's atclk (NULL: none), on while the device is active. */
+static int tb_cs_amba_probe(struct amba_device *adev, const struct amba_id *id)
+{
+	struct device *dev = &adev->dev;
+	struct clk *atclk;
+	int ret;
+
+	atclk = devm_clk_get_optional(dev, "atclk");
+	if (IS_ERR(atclk))
+		return PTR_ERR(atclk);
+	/* Active since amba_probe(): its apb_pclk is on, atclk too now. */
+	ret = clk_prepare_enable(atclk);
+	if (ret)
+		return ret;
+	dev_set_drvdata(dev, atclk);
+	/* amba_probe()'s pm_runtime_get_noresume(): idle until used. */
+	pm_runtime_put(dev);
+	return 0;
+}
+
+static void tb_cs_amba_remove(struct amba_device *adev)
+{
+	/* amba_remove() resumed it: atclk is on. */
+	clk_disable_unprepare(dev_get_drvdata(&adev->dev));
+}
+
+#ifdef CONFIG_PM
+static int tb_cs_runtime_suspend(struct device *dev)
+{
+	clk_disable_unprepare(dev_get_drvdata(dev));
+	return 0;
+}
+
+static int tb_cs_runtime_resume(struct device *dev)
+{
+	return clk_prepare_enable(dev_get_drvdata(dev));
+}
+#endif
+
+static const struct dev_pm_ops tb_cs_pm_ops = {
+	SET_RUNTIME_PM_OPS(tb_cs_runtime_suspend, tb_cs_runtime_resume, NULL)
+};
+
+static struct amba_driver tb_cs_amba_driver = {
+	.drv = {
+		.name			= "tracebuf-cs",
+		.owner			= THIS_MODULE,
+		.pm			= &tb_cs_pm_ops,
+		.suppress_bind_attrs	= true,
+	},
+	.probe		= tb_cs_amba_probe,
+	.remove		= tb_cs_amba_remove,
+	.id_table	= tb_cs_amba_ids,
+};
+
+static bool tb_cs_drv_registered;
+
+bool tb_cs_drv_ours(const struct device *dev)
+{
+	return dev && tb_cs_drv_registered && dev->driver == &tb_cs_amba_driver.drv;
+}
+
+/*
+ * An AMBA component is clocked and powered only through its driver: one
+ * that no driver holds cannot be used.
+ */
+bool tb_cs_drv_needs_binding(const struct device *dev)
+{
+#ifdef CONFIG_ARM_AMBA
+	return dev && dev->bus == &amba_bustype && !dev->driver;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Tests only: leave out every runtime PM reference, to show that the
+ * register accesses then find the component unclocked or unpowered.
+ */
+static bool tb_cs_skip_pm;
+module_param_named(test_skip_pm, tb_cs_skip_pm, bool, 0600);
+MODULE_PARM_DESC(test_skip_pm, "tests only: take no runtime PM reference on CoreSight components");
+
+/* Whether callers take runtime PM references now (tests turn it off). */
+bool tb_cs_pm_wanted(void)
+{
+	return !READ_ONCE(tb_cs_skip_pm);
+}
+
+/*
+ * A runtime PM reference on dev, if this driver holds it: its clocks
+ * and its power domain on until tb_cs_pm_put(). Process context.
+ * Components of other kinds (none, or an emulator's own devices) need
+ * none: 0.
+ */
+int tb_cs_pm_get(struct device *dev)
+{
+	return tb_cs_drv_ours(dev) ? pm_runtime_resume_and_get(dev) : 0;
+}
+
+/* Gives back tb_cs_pm_get()'s reference; any context. */
+void tb_cs_pm_put(struct device *dev)
+{
+	if (tb_cs_drv_ours(dev))
+		pm_runtime_put(dev);
+}
+
+/*
+ * Before discovery: every unbound component that matches is ours from
+ * here. A kernel without the amba bus has no such component: 0 then.
+ */
+int tb_cs_drv_init(void)
+{
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_ARM_AMBA))
+		return 0;
+	ret = amba_driver_register(&tb_cs_amba_driver);
+	if (!ret)
+		tb_cs_drv_registered = true;
+	return ret;
+}
+
+void tb_cs_drv_exit(void)
+{
+	if (tb_cs_drv_registered)
+		amba_driver_unregister(&tb_cs_amba_driver);
+	tb_cs_drv_registered = false;
+}
