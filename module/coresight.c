@@ -18,8 +18,11 @@
  * Links are programmed by their own files behind struct tb_cs_link_ops
  * (cs_funnel.c, cs_replicator.c, cs_tmc.c) and walked by cs_path.c: on
  * before the ETM from the sink towards it, off after it the other way,
- * as coresight-core.c does. A component bound to another driver (the
- * kernel's coresight-*) is refused, with how to hand it over; a component
+ * as coresight-core.c does. tracebuf binds the components as their
+ * driver (cs_drv.c) and holds a runtime PM reference on each across its
+ * register accesses: at probe, and from a session's setup_aux to its
+ * free_aux. A component bound to another driver (the kernel's
+ * coresight-*) is refused, with how to hand it over; a component
  * claimed by another agent (claim tags) is busy.
  *
  * Sessions. A session traces the CPUs of one sink: on the usual topology

@@ -7,7 +7,8 @@
  * ETR, ETF, ETB), csemu_link.c (funnels, replicators, and how trace
  * travels the ATB graph), csemu_topo.c (the topologies: what tracebuf
  * is told), csemu_dma.c (the sinks' DMA master: direct, behind an
- * IOMMU, non-coherent), csemu_core.c (parameters, management registers,
+ * IOMMU, non-coherent), csemu_pwr.c (the device-tree SoCs' clocks, power
+ * domain and AMBA devices), csemu_core.c (parameters, management registers,
  * the accessors, debugfs, init and exit). This header: the model they
  * share.
  *

@@ -60,6 +60,7 @@ static struct device_node *csemu_ctl;	/* the controller: clock and domain provid
 static bool csemu_clk_provider;
 /* The domain, off until genpd powers it on. */
 static bool csemu_pd_on;
+static unsigned int csemu_in_domain;	/* components in it */
 static u64 csemu_pd_ons, csemu_pd_offs;
 #ifdef CONFIG_PM_GENERIC_DOMAINS_OF
 static struct generic_pm_domain csemu_pd;
@@ -117,6 +118,14 @@ static int csemu_pd_power_off(struct generic_pm_domain *pd)
 	csemu_pd_offs++;
 	return 0;
 }
+
+/*
+ * The domain's device (pm_genpd_init() initialises it) is static here:
+ * nothing to free when pm_genpd_remove() drops the last reference.
+ */
+static void csemu_pd_release(struct device *dev)
+{
+}
 #endif
 
 /* The controller's clock indices component np uses, into c. */
@@ -133,6 +142,7 @@ static void csemu_pwr_clocks(struct device_node *np, struct csemu_comp *c)
 		of_node_put(spec.np);
 	}
 	c->pd = of_find_property(np, "power-domains", NULL);
+	csemu_in_domain += c->pd;
 }
 
 /*
@@ -187,6 +197,7 @@ int csemu_pwr_init(struct device_node *soc)
 	csemu_pd.name = "csemu-debug";
 	csemu_pd.power_on = csemu_pd_power_on;
 	csemu_pd.power_off = csemu_pd_power_off;
+	csemu_pd.dev.release = csemu_pd_release;
 	ret = pm_genpd_init(&csemu_pd, NULL, true);
 	if (ret)
 		return ret;
@@ -199,6 +210,20 @@ int csemu_pwr_init(struct device_node *soc)
 	csemu_pd_on = true;
 #endif
 	return 0;
+}
+
+/*
+ * Set (name) or clear (NULL) the device's driver override. Cleared
+ * before the device goes: 6.1's amba_device_release() never frees it.
+ */
+static int csemu_pwr_override(struct amba_device *adev, const char *name)
+{
+#ifdef CSEMU_DEVICE_DRIVER_OVERRIDE
+	return device_set_driver_override(&adev->dev, name);
+#else
+	return driver_set_override(&adev->dev, &adev->driver_override, name ? name : "",
+				   name ? strlen(name) : 0);
+#endif
 }
 
 /*
@@ -222,20 +247,16 @@ int csemu_pwr_device(struct device_node *np, struct csemu_comp *c)
 	if (!adev)
 		return -ENOMEM;
 	adev->periphid = pid;
-	adev->dev.of_node = np;		/* csemu_dt holds the reference */
+	adev->dev.of_node = of_node_get(np);	/* put by amba_device_release() */
 	adev->dev.coherent_dma_mask = DMA_BIT_MASK(32);
-#ifdef CSEMU_DEVICE_DRIVER_OVERRIDE
-	ret = device_set_driver_override(&adev->dev, "tracebuf-cs");
-#else
-	ret = driver_set_override(&adev->dev, &adev->driver_override, "tracebuf-cs",
-				  strlen("tracebuf-cs"));
-#endif
+	ret = csemu_pwr_override(adev, "tracebuf-cs");
 	if (ret) {
 		amba_device_put(adev);
 		return ret;
 	}
 	ret = amba_device_add(adev, &csemu_iomem);
 	if (ret) {
+		csemu_pwr_override(adev, NULL);
 		amba_device_put(adev);
 		return ret;
 	}
@@ -271,6 +292,7 @@ void csemu_pwr_exit(struct csemu_comp *const *comps, unsigned int n)
 
 	for (i = 0; i < n; i++)
 		if (comps[i]->dev) {
+			csemu_pwr_override(to_amba_device(comps[i]->dev), NULL);
 			amba_device_unregister(to_amba_device(comps[i]->dev));
 			comps[i]->dev = NULL;
 		}
@@ -288,6 +310,7 @@ void csemu_pwr_exit(struct csemu_comp *const *comps, unsigned int n)
 	for (i = 0; i < csemu_nr_clks; i++)
 		clk_hw_unregister(&csemu_clks[i].hw);
 	csemu_nr_clks = 0;
+	csemu_in_domain = 0;
 	kfree(csemu_clks);
 	csemu_clks = NULL;
 	of_node_put(csemu_ctl);
@@ -296,15 +319,21 @@ void csemu_pwr_exit(struct csemu_comp *const *comps, unsigned int n)
 
 /*
  * debugfs power: whether this kernel turns them off at all (runtime PM
- * and genpd: CONFIG_PM, CONFIG_PM_GENERIC_DOMAINS_OF), each clock's
- * state, the domain's and its transitions.
+ * and genpd: CONFIG_PM, CONFIG_PM_GENERIC_DOMAINS_OF), the components in
+ * the domain, the clocks on, each clock's state, the domain's and its
+ * transitions.
  */
 static int csemu_power_show(struct seq_file *m, void *v)
 {
 	unsigned int i;
 
-	seq_printf(m, "runtime_pm %d\n", IS_ENABLED(CONFIG_PM) &&
-		   IS_ENABLED(CONFIG_PM_GENERIC_DOMAINS_OF));
+	unsigned int on = 0;
+
+	for (i = 0; i < csemu_nr_clks; i++)
+		on += READ_ONCE(csemu_clks[i].on);
+	seq_printf(m, "runtime_pm %d\nin_domain %u\nclocks_on %u\n",
+		   IS_ENABLED(CONFIG_PM) && IS_ENABLED(CONFIG_PM_GENERIC_DOMAINS_OF),
+		   csemu_in_domain, on);
 	for (i = 0; i < csemu_nr_clks; i++)
 		seq_printf(m, "clk%u %d\n", i, READ_ONCE(csemu_clks[i].on));
 	seq_printf(m, "domain %d\ndomain_ons %llu\ndomain_offs %llu\n",
