@@ -133,8 +133,8 @@ static int tb_cs_check_owner(const struct tb_cs_component *c)
 	if (!dev || tb_cs_drv_ours(dev))
 		return 0;
 	if (tb_cs_drv_needs_binding(dev)) {
-		pr_warn("tracebuf: coresight: %s is bound to no driver, so its clock and power are off; to use it with tracebuf: echo tracebuf-cs > /sys/bus/amba/devices/%s/driver_override; echo %s > /sys/bus/amba/drivers_probe; then load tracebuf again\n",
-			c->name, dev_name(dev), dev_name(dev));
+		pr_warn("tracebuf: coresight: %s is bound to no driver, so its clock and power are off; to use it with tracebuf: rmmod tracebuf; echo tracebuf-cs > /sys/bus/amba/devices/%s/driver_override; modprobe tracebuf\n",
+			c->name, dev_name(dev));
 		return -ENODEV;
 	}
 	if (!dev->driver)
