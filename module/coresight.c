@@ -69,6 +69,7 @@
 #include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cpu_pm.h>
+#include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
@@ -85,6 +86,7 @@
 #include <linux/workqueue.h>
 #include <linux/amba/bus.h>
 #include <linux/platform_device.h>
+#include <linux/seq_file.h>
 #include <asm/sysreg.h>
 
 #include "internal.h"
@@ -98,6 +100,8 @@
 /* --- the platform --------------------------------------------------------- */
 
 static const struct tb_cs_platform *tb_cs_plat;	/* under tb_backends_lock */
+/* An emulator registered with of_root: its own; tb_cs_plat is what was found. */
+static const struct tb_cs_platform *tb_cs_emu_of;	/* under tb_backends_lock */
 static struct tb_cs_etm **tb_cs_etm_of;		/* by CPU; NULL: none */
 static struct tb_cs_dev *tb_cs_devs;		/* by component; ETMs unused */
 static struct tb_cs_sink *tb_cs_sinks;		/* every TMC */
@@ -193,9 +197,41 @@ static struct notifier_block tb_cs_cpu_pm_nb = {
 
 static bool tb_cs_cpu_pm_registered;
 
+/*
+ * debugfs tracebuf/coresight_paths: each CPU's way to its sink as
+ * probed, "cpuN ETM.out>LINK:in.out>...>SINK:in" (node names without
+ * their DT path, ports as the firmware numbers them), for a user checking
+ * what tracebuf made of the firmware's graph (and for tests/guest/cs_dt.c).
+ */
+static struct dentry *tb_cs_dbg_dir;
+
+static int tb_cs_paths_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu, i;
+
+	/* Stable: tb_cs_remove() removes this file, waiting for readers, before freeing. */
+	for_each_possible_cpu(cpu) {
+		const struct tb_cs_etm *e = tb_cs_etm(cpu);
+
+		if (!e)
+			continue;
+		seq_printf(m, "cpu%u %s.%u", cpu, kbasename(e->name), e->out_port);
+		for (i = 0; i < e->nr_hops; i++)
+			seq_printf(m, ">%s:%u.%u", kbasename(e->path[i].d->name), e->path[i].in,
+				   e->path[i].out);
+		seq_printf(m, ">%s:%u\n", kbasename(tb_cs_sinks[e->sink].name), e->sink_port);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tb_cs_paths);
+
 static void tb_cs_remove(struct tb_backend *b)
 {
 	unsigned int cpu;
+
+	/* Waits for a reader of coresight_paths: before what it reads goes. */
+	debugfs_remove_recursive(tb_cs_dbg_dir);
+	tb_cs_dbg_dir = NULL;
 
 	if (tb_cs_cpu_pm_registered) {
 		cpu_pm_unregister_notifier(&tb_cs_cpu_pm_nb);
@@ -256,6 +292,8 @@ struct tb_cs_walk {
 	struct tb_cs_hop best[TB_CS_MAX_HOPS];
 	unsigned int nr_best;
 	int best_sink, best_rank;
+	u8 out_port;			/* the ETM's master port walked from */
+	u8 best_out, best_in;		/* the best path's: that port, the sink's slave port */
 };
 
 /* At component comp, entered through slave port in, depth links behind. */
@@ -275,6 +313,8 @@ static void tb_cs_walk(struct tb_cs_walk *w, unsigned int comp, unsigned int in,
 			w->best_rank = rank;
 			w->best_sink = d->sink;
 			w->nr_best = depth;
+			w->best_out = w->out_port;
+			w->best_in = in;
 			memcpy(w->best, w->hops, depth * sizeof(w->hops[0]));
 		}
 		/* Only an ETF passes trace on (hardware FIFO mode). */
@@ -332,9 +372,13 @@ static int tb_cs_build_path(const struct tb_cs_platform *p, unsigned int i,
 	w->p = p;
 	w->best_sink = -ENODEV;
 	for (n = 0; n < p->nr_conns; n++)
-		if (p->conns[n].src == i && p->conns[n].dst < p->nr_comps)
+		if (p->conns[n].src == i && p->conns[n].dst < p->nr_comps) {
+			w->out_port = p->conns[n].src_port;
 			tb_cs_walk(w, p->conns[n].dst, p->conns[n].dst_port, 0);
+		}
 	sink = w->best_sink;
+	e->out_port = w->best_out;
+	e->sink_port = w->best_in;
 	if (sink >= 0 && w->nr_best) {
 		e->path = kmemdup(w->best, w->nr_best * sizeof(w->best[0]), GFP_KERNEL);
 		if (!e->path)
@@ -617,6 +661,8 @@ have_id:
 	tb_cs_probe_put(p, held, pm);
 	pr_info("tracebuf: coresight: %s: %u ETMs, %u components, %u TMCs\n", p->name, n,
 		p->nr_comps, tb_cs_nr_sinks);
+	tb_cs_dbg_dir = debugfs_create_dir("tracebuf", NULL);
+	debugfs_create_file("coresight_paths", 0400, tb_cs_dbg_dir, NULL, &tb_cs_paths_fops);
 	b->nr_cpus = n;
 	b->caps_size = sizeof(struct tracebuf_cs_caps);
 	b->flags = p->owner ? TRACEBUF_BACKEND_F_EMULATED : 0;
@@ -2310,8 +2356,12 @@ struct tb_backend tb_cs_backend = {
 
 /* --- emulator registration ---------------------------------------------- */
 
+static const struct tb_cs_platform *tb_cs_emu_discover(const struct tb_cs_platform *p);
+static void tb_cs_emu_forget(void);
+
 int tracebuf_cs_emulator_register(const struct tb_cs_platform *p)
 {
+	const struct tb_cs_platform *plat;
 	int ret;
 
 	if (!p || !p->io || !p->io->read || !p->io->write || !p->owner)
@@ -2320,10 +2370,17 @@ int tracebuf_cs_emulator_register(const struct tb_cs_platform *p)
 	ret = -EBUSY;
 	if (tb_cs_plat || tb_backend_find("coresight"))
 		goto out;
-	tb_cs_plat = p;
-	ret = tb_backend_add(&tb_cs_backend);
+	/* A SoC in the device tree: found there, as on a real machine. */
+	plat = tb_cs_emu_discover(p);
+	ret = PTR_ERR_OR_ZERO(plat);
 	if (ret)
+		goto out;
+	tb_cs_plat = plat;
+	ret = tb_backend_add(&tb_cs_backend);
+	if (ret) {
 		tb_cs_plat = NULL;
+		tb_cs_emu_forget();
+	}
 out:
 	mutex_unlock(&tb_backends_lock);
 	return ret;
@@ -2333,12 +2390,13 @@ EXPORT_SYMBOL_GPL(tracebuf_cs_emulator_register);
 void tracebuf_cs_emulator_unregister(const struct tb_cs_platform *p)
 {
 	mutex_lock(&tb_backends_lock);
-	if (tb_cs_plat == p) {
+	if (tb_cs_plat && (tb_cs_plat == p || (tb_cs_emu_of == p && p))) {
 		/* The emulator's module is pinned while a session holds us. */
 		WARN_ON(tb_backend_busy(&tb_cs_backend));
 		tb_backend_del(&tb_cs_backend);
 		tb_cs_plat = NULL;
 		tb_cs_backend.owner = NULL;
+		tb_cs_emu_forget();
 	}
 	mutex_unlock(&tb_backends_lock);
 }
@@ -2405,9 +2463,23 @@ static const struct tb_cs_io tb_cs_mmio = {
 	.hip08_commit	= tb_cs_sys_hip08_commit,
 };
 
-static struct tb_cs_platform tb_cs_real;
-static struct tb_cs_desc *tb_cs_real_comps;
-static struct tb_cs_conn *tb_cs_real_conns;
+/*
+ * A platform found by discovery: the real machine's (device tree or
+ * module parameters) or, for an emulator that describes its SoC in the
+ * device tree (tb_cs_platform.of_root), the one found under its node.
+ */
+struct tb_cs_found {
+	struct tb_cs_platform plat;
+	struct tb_cs_desc *comps;
+	struct tb_cs_conn *conns;
+	struct device_node **nodes;	/* while discovering */
+	const struct device_node *root;	/* NULL: the whole tree */
+	void __iomem *(*of_map)(struct device_node *np);	/* NULL: ioremap */
+	bool params;			/* names are static, not kasprintf()'d */
+};
+
+static struct tb_cs_found tb_cs_real;
+static struct tb_cs_found tb_cs_emu;		/* an emulator's, under tb_backends_lock */
 
 static void __iomem *tb_cs_map(phys_addr_t pa)
 {
@@ -2426,28 +2498,42 @@ static struct device *tb_cs_of_device(struct device_node *np)
 	return bus_find_device_by_of_node(&platform_bus_type, np);
 }
 
-/* The components we drive, by DT compatible (bindings/arm/arm,coresight-*.yaml). */
+/*
+ * The components we drive, by DT compatible (bindings/arm/arm,coresight-*.yaml),
+ * sinks first: the order they are numbered in (tracebuf_cs_caps.sink).
+ */
 static const struct {
 	const char *compatible;
 	enum tb_cs_kind kind;
 } tb_cs_of_kinds[] = {
-	{ "arm,coresight-etm4x", TB_CS_KIND_ETM },
+	{ "arm,coresight-tmc", TB_CS_KIND_TMC },
 	{ "arm,coresight-dynamic-funnel", TB_CS_KIND_FUNNEL },
 	{ "arm,coresight-dynamic-replicator", TB_CS_KIND_REPLICATOR },
 	{ "arm,coresight-static-funnel", TB_CS_KIND_STATIC },
 	{ "arm,coresight-static-replicator", TB_CS_KIND_STATIC },
-	{ "arm,coresight-tmc", TB_CS_KIND_TMC },
+	{ "arm,coresight-etm4x", TB_CS_KIND_ETM },
 };
 
-static struct device_node **tb_cs_of_nodes;
+/* Is np in the part of the tree f looks at: f->root's subtree, or anywhere? */
+static bool tb_cs_of_in(const struct tb_cs_found *f, const struct device_node *np)
+{
+	const struct device_node *p;
+
+	if (!f->root)
+		return true;
+	for (p = np; p; p = p->parent)
+		if (p == f->root)
+			return true;
+	return false;
+}
 
 /* Index of the component described by np, or -1. */
-static int tb_cs_of_index(const struct device_node *np)
+static int tb_cs_of_index(const struct tb_cs_found *f, const struct device_node *np)
 {
 	unsigned int i;
 
-	for (i = 0; i < tb_cs_real.nr_comps; i++)
-		if (tb_cs_of_nodes[i] == np)
+	for (i = 0; i < f->plat.nr_comps; i++)
+		if (f->nodes[i] == np)
 			return i;
 	return -1;
 }
@@ -2473,13 +2559,13 @@ static struct device_node *tb_cs_of_ep_owner(struct device_node *ep, u32 *port)
 }
 
 /* The ATB connections out of component i: its out-ports. */
-static void tb_cs_of_conns(unsigned int i, unsigned int max)
+static void tb_cs_of_conns(struct tb_cs_found *f, unsigned int i, unsigned int max)
 {
 	struct device_node *ports, *port, *ep, *rep, *owner;
 	u32 src_port, dst_port;
 	int dst;
 
-	ports = of_get_child_by_name(tb_cs_of_nodes[i], "out-ports");
+	ports = of_get_child_by_name(f->nodes[i], "out-ports");
 	if (!ports)
 		return;
 	for_each_child_of_node(ports, port) {
@@ -2494,11 +2580,11 @@ static void tb_cs_of_conns(unsigned int i, unsigned int max)
 			continue;
 		owner = tb_cs_of_ep_owner(rep, &dst_port);
 		of_node_put(rep);
-		dst = owner ? tb_cs_of_index(owner) : -1;
+		dst = owner ? tb_cs_of_index(f, owner) : -1;
 		of_node_put(owner);
-		if (dst < 0 || tb_cs_real.nr_conns >= max)
+		if (dst < 0 || f->plat.nr_conns >= max)
 			continue;	/* a TPIU, STM, CATU...: not a way we use */
-		tb_cs_real_conns[tb_cs_real.nr_conns++] = (struct tb_cs_conn){
+		f->conns[f->plat.nr_conns++] = (struct tb_cs_conn){
 			.src = i, .src_port = src_port, .dst = dst, .dst_port = dst_port,
 		};
 	}
@@ -2506,15 +2592,16 @@ static void tb_cs_of_conns(unsigned int i, unsigned int max)
 }
 
 /* Component np of kind, if available and usable by this kernel. */
-static void tb_cs_of_add(struct device_node *np, enum tb_cs_kind kind, unsigned int max)
+static void tb_cs_of_add(struct tb_cs_found *f, struct device_node *np, enum tb_cs_kind kind,
+			 unsigned int max)
 {
 	struct tb_cs_desc *d;
 	struct resource r;
 
-	if (!of_device_is_available(np) || tb_cs_real.nr_comps >= max ||
-	    tb_cs_of_index(np) >= 0)
+	if (!of_device_is_available(np) || !tb_cs_of_in(f, np) || f->plat.nr_comps >= max ||
+	    tb_cs_of_index(f, np) >= 0)
 		return;
-	d = &tb_cs_real_comps[tb_cs_real.nr_comps];
+	d = &f->comps[f->plat.nr_comps];
 	memset(d, 0, sizeof(*d));
 	d->kind = kind;
 	if (kind == TB_CS_KIND_ETM) {
@@ -2527,9 +2614,13 @@ static void tb_cs_of_add(struct device_node *np, enum tb_cs_kind kind, unsigned 
 		d->cpu = cpu;
 	}
 	if (kind != TB_CS_KIND_STATIC) {
-		if (of_address_to_resource(np, 0, &r))
-			return;
-		d->c.base = tb_cs_map(r.start);
+		if (f->of_map) {
+			d->c.base = f->of_map(np);
+		} else {
+			if (of_address_to_resource(np, 0, &r))
+				return;
+			d->c.base = tb_cs_map(r.start);
+		}
 		if (!d->c.base)
 			return;
 	}
@@ -2539,47 +2630,48 @@ static void tb_cs_of_add(struct device_node *np, enum tb_cs_kind kind, unsigned 
 	d->max_burst_set = !of_property_read_u32(np, "arm,max-burst-size", &d->max_burst);
 	d->c.dev = tb_cs_of_device(np);
 	d->c.name = kasprintf(GFP_KERNEL, "%pOF", np);
-	tb_cs_of_nodes[tb_cs_real.nr_comps++] = of_node_get(np);
+	f->nodes[f->plat.nr_comps++] = of_node_get(np);
 }
 
 /*
  * Device tree: every available ("status" not "disabled") ETMv4, funnel,
- * replicator and TMC, and the ATB graph between them from their
- * out-ports endpoints. Each ETM's path and sink are chosen at probe.
+ * replicator and TMC (in f->root's subtree, if given), and the ATB graph
+ * between them from their out-ports endpoints. Each ETM's path and sink
+ * are chosen at probe.
  */
-static int tb_cs_discover_of(void)
+static int tb_cs_discover_of(struct tb_cs_found *f)
 {
 	struct device_node *np;
 	unsigned int n = 0, i, t, max_conns;
 
 	for (t = 0; t < ARRAY_SIZE(tb_cs_of_kinds); t++)
 		for_each_compatible_node(np, NULL, tb_cs_of_kinds[t].compatible)
-			if (of_device_is_available(np))
+			if (of_device_is_available(np) && tb_cs_of_in(f, np))
 				n++;
 	if (!n)
 		return -ENODEV;
 	max_conns = n * TB_CS_MAX_PORTS;
-	tb_cs_real_comps = kcalloc(n, sizeof(*tb_cs_real_comps), GFP_KERNEL);
-	tb_cs_real_conns = kcalloc(max_conns, sizeof(*tb_cs_real_conns), GFP_KERNEL);
-	tb_cs_of_nodes = kcalloc(n, sizeof(*tb_cs_of_nodes), GFP_KERNEL);
-	if (!tb_cs_real_comps || !tb_cs_real_conns || !tb_cs_of_nodes) {
-		kfree(tb_cs_of_nodes);
-		tb_cs_of_nodes = NULL;
+	f->comps = kcalloc(n, sizeof(*f->comps), GFP_KERNEL);
+	f->conns = kcalloc(max_conns, sizeof(*f->conns), GFP_KERNEL);
+	f->nodes = kcalloc(n, sizeof(*f->nodes), GFP_KERNEL);
+	if (!f->comps || !f->conns || !f->nodes) {
+		kfree(f->nodes);
+		f->nodes = NULL;
 		return -ENOMEM;
 	}
 	for (t = 0; t < ARRAY_SIZE(tb_cs_of_kinds); t++)
 		for_each_compatible_node(np, NULL, tb_cs_of_kinds[t].compatible)
-			tb_cs_of_add(np, tb_cs_of_kinds[t].kind, n);
-	for (i = 0; i < tb_cs_real.nr_comps; i++)
-		tb_cs_of_conns(i, max_conns);
-	for (i = 0; i < tb_cs_real.nr_comps; i++)
-		of_node_put(tb_cs_of_nodes[i]);
-	kfree(tb_cs_of_nodes);
-	tb_cs_of_nodes = NULL;
-	return tb_cs_real.nr_comps ? 0 : -ENODEV;
+			tb_cs_of_add(f, np, tb_cs_of_kinds[t].kind, n);
+	for (i = 0; i < f->plat.nr_comps; i++)
+		tb_cs_of_conns(f, i, max_conns);
+	for (i = 0; i < f->plat.nr_comps; i++)
+		of_node_put(f->nodes[i]);
+	kfree(f->nodes);
+	f->nodes = NULL;
+	return f->plat.nr_comps ? 0 : -ENODEV;
 }
 #else
-static int tb_cs_discover_of(void)
+static int tb_cs_discover_of(struct tb_cs_found *f)
 {
 	return -ENODEV;
 }
@@ -2590,24 +2682,26 @@ static int tb_cs_discover_of(void)
  * etm_base[cpu] wired straight to the TMC at sink_base (no links: give
  * the firmware's description where there are funnels or replicators).
  */
-static int tb_cs_discover_params(void)
+static int tb_cs_discover_params(struct tb_cs_found *f)
 {
 	int i, n = 1;
 
 	if (!nr_etm_base || !sink_base)
 		return -ENODEV;
-	tb_cs_real_comps = kcalloc(nr_etm_base + 1, sizeof(*tb_cs_real_comps), GFP_KERNEL);
-	tb_cs_real_conns = kcalloc(nr_etm_base, sizeof(*tb_cs_real_conns), GFP_KERNEL);
-	if (!tb_cs_real_comps || !tb_cs_real_conns)
+	f->params = true;
+	f->comps = kcalloc(nr_etm_base + 1, sizeof(*f->comps), GFP_KERNEL);
+	f->conns = kcalloc(nr_etm_base, sizeof(*f->conns), GFP_KERNEL);
+	if (!f->comps || !f->conns)
 		return -ENOMEM;
-	tb_cs_real_comps[0].kind = TB_CS_KIND_TMC;
-	tb_cs_real_comps[0].c.base = tb_cs_map(sink_base);
-	tb_cs_real_comps[0].c.name = "sink_base";
-	tb_cs_real_comps[0].scatter_gather = sink_sg;
-	if (!tb_cs_real_comps[0].c.base)
+	f->comps[0].kind = TB_CS_KIND_TMC;
+	f->comps[0].c.base = tb_cs_map(sink_base);
+	f->comps[0].c.name = "sink_base";
+	f->comps[0].scatter_gather = sink_sg;
+	if (!f->comps[0].c.base)
 		return -ENOMEM;
+	f->plat.nr_comps = 1;
 	for (i = 0; i < nr_etm_base && i < nr_cpu_ids; i++) {
-		struct tb_cs_desc *d = &tb_cs_real_comps[n];
+		struct tb_cs_desc *d = &f->comps[n];
 
 		if (!etm_base[i])
 			continue;
@@ -2617,40 +2711,78 @@ static int tb_cs_discover_params(void)
 			continue;
 		d->c.name = "etm_base";
 		d->cpu = i;
-		tb_cs_real_conns[tb_cs_real.nr_conns++] = (struct tb_cs_conn){
+		f->conns[f->plat.nr_conns++] = (struct tb_cs_conn){
 			.src = n, .dst = 0,
 		};
-		n++;
+		f->plat.nr_comps = ++n;
 	}
-	tb_cs_real.nr_comps = n;
 	return 0;
 }
 
-static void tb_cs_real_free(void)
+/* What discovery found, given back (bases unmapped unless an emulator's). */
+static void tb_cs_found_free(struct tb_cs_found *f)
 {
 	unsigned int i;
 
-	for (i = 0; tb_cs_real_comps && i < tb_cs_real.nr_comps; i++) {
-		struct tb_cs_desc *d = &tb_cs_real_comps[i];
+	for (i = 0; f->comps && i < f->plat.nr_comps; i++) {
+		struct tb_cs_desc *d = &f->comps[i];
 
-		if (d->c.base)
+		if (d->c.base && !f->of_map)
 			iounmap(d->c.base);
 		put_device(d->c.dev);
-		if (!nr_etm_base)
+		if (!f->params)
 			kfree(d->c.name);
 	}
-	if (tb_cs_real_comps && !tb_cs_real.nr_comps && tb_cs_real_comps[0].c.base)
-		iounmap(tb_cs_real_comps[0].c.base);
-	kfree(tb_cs_real_comps);
-	kfree(tb_cs_real_conns);
-	tb_cs_real_comps = NULL;
-	tb_cs_real_conns = NULL;
-	memset(&tb_cs_real, 0, sizeof(tb_cs_real));
+	kfree(f->comps);
+	kfree(f->conns);
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * An emulator whose SoC is in the device tree (p->of_root): its
+ * components and their graph are found under that node exactly as on a
+ * real machine (tb_cs_discover_of()), with the emulator's accessors and
+ * of_map() standing in for ioremap(). Under tb_backends_lock.
+ */
+static const struct tb_cs_platform *tb_cs_emu_discover(const struct tb_cs_platform *p)
+{
+	struct tb_cs_found *f = &tb_cs_emu;
+	int ret;
+
+	if (!p->of_root)
+		return p;
+	if (!p->of_map)
+		return ERR_PTR(-EINVAL);
+	memset(f, 0, sizeof(*f));
+	f->root = p->of_root;
+	f->of_map = p->of_map;
+	ret = tb_cs_discover_of(f);
+	if (ret) {
+		tb_cs_found_free(f);
+		return ERR_PTR(ret);
+	}
+	f->plat.name = p->name;
+	f->plat.owner = p->owner;
+	f->plat.io = p->io;
+	f->plat.comps = f->comps;
+	f->plat.conns = f->conns;
+	tb_cs_emu_of = p;
+	return &f->plat;
+}
+
+/* The emulator's discovered platform, given back (its devices put). */
+static void tb_cs_emu_forget(void)
+{
+	if (!tb_cs_emu_of)
+		return;
+	tb_cs_found_free(&tb_cs_emu);
+	tb_cs_emu_of = NULL;
 }
 
 /* Before tb_backends_init(): the real platform, if this machine has one. */
 int tb_cs_init(void)
 {
+	struct tb_cs_found *f = &tb_cs_real;
 	int ret;
 
 	/* Components no driver holds are bound to ours first (cs_drv.c). */
@@ -2658,23 +2790,23 @@ int tb_cs_init(void)
 	if (ret)
 		pr_warn("tracebuf: coresight: the tracebuf-cs driver: %d; components are not bound\n",
 			ret);
-	ret = nr_etm_base ? tb_cs_discover_params() : tb_cs_discover_of();
+	ret = nr_etm_base ? tb_cs_discover_params(f) : tb_cs_discover_of(f);
 	if (ret) {
-		tb_cs_real_free();
+		tb_cs_found_free(f);
 		return 0;	/* no CoreSight here: an emulator may come */
 	}
-	tb_cs_real.name = nr_etm_base ? "module parameters" : "device tree";
-	tb_cs_real.io = &tb_cs_mmio;
-	tb_cs_real.comps = tb_cs_real_comps;
-	tb_cs_real.conns = tb_cs_real_conns;
-	tb_cs_plat = &tb_cs_real;
+	f->plat.name = nr_etm_base ? "module parameters" : "device tree";
+	f->plat.io = &tb_cs_mmio;
+	f->plat.comps = f->comps;
+	f->plat.conns = f->conns;
+	tb_cs_plat = &f->plat;
 	return 0;
 }
 
 void tb_cs_exit(void)
 {
-	if (tb_cs_plat == &tb_cs_real)
+	if (tb_cs_plat == &tb_cs_real.plat)
 		tb_cs_plat = NULL;
-	tb_cs_real_free();
+	tb_cs_found_free(&tb_cs_real);
 	tb_cs_drv_exit();
 }

@@ -71,6 +71,7 @@ struct tb_cs_etm {
 	u64 trfcr;
 	struct tb_cs_hop *path;		/* its links, source side first */
 	unsigned int nr_hops;
+	u8 out_port, sink_port;		/* its master port; the sink's slave port */
 	struct tracebuf_cs_caps caps;	/* ID registers, trace ID, sink */
 	/*
 	 * Only ever touched on e->cpu with interrupts off (the session's

@@ -18,6 +18,7 @@
 #include <linux/types.h>
 
 struct device;
+struct device_node;
 struct module;
 
 /* Every CoreSight component (management registers) */
@@ -357,6 +358,16 @@ struct tb_cs_platform {
 	const struct tb_cs_desc *comps;
 	unsigned int nr_conns;
 	const struct tb_cs_conn *conns;
+	/*
+	 * Or, for an emulator whose SoC the device tree describes: no comps
+	 * or conns; tracebuf finds the components under of_root and their
+	 * graph as it does on a real machine (every available
+	 * arm,coresight-* node, out-ports endpoints), and of_map(node)
+	 * gives what the accessors take as a component's base (instead of
+	 * ioremap() of its reg): NULL if the emulator has no such component.
+	 */
+	struct device_node *of_root;
+	void __iomem *(*of_map)(struct device_node *np);
 };
 
 /*

@@ -33,6 +33,7 @@
 #include "tbtest.h"
 
 #define CSEMU "/sys/kernel/debug/tb_csemu"
+#define TB_PATHS "/sys/kernel/debug/tracebuf/coresight_paths"
 #define MAXL 256
 
 static const char *dtroot = "/proc/device-tree";
@@ -499,6 +500,25 @@ static void test_soc(const char *soc, const char *const *paths)
 		TBT_CHECK(!strcmp(acc, paths[cpu]), "%s cpu%d: the path is not the real board's (%s)",
 			  soc, cpu, paths[cpu]);
 	}
+	/*
+	 * What tracebuf found on its own in the device tree (its discovery,
+	 * as on the board: the emulator tells it no component) and the way
+	 * it chose for each CPU: the real board's, port by port.
+	 */
+	clear(&emu);
+	TBT_CHECK(file_lines(TB_PATHS, &emu) == 0, "read " TB_PATHS);
+	for (cpu = 0; cpu < 2; cpu++) {
+		char want[1024];
+
+		pf(want, sizeof(want), "cpu%d %s", cpu, paths[cpu]);
+		for (i = 0; i < emu.n && strcmp(emu.l[i], want); i++)
+			;
+		printf("# %s: tracebuf's cpu%d: %s\n", soc, cpu,
+		       cpu < emu.n ? emu.l[cpu] : "(none)");
+		TBT_CHECK(i < emu.n, "%s cpu%d: tracebuf's own path (" TB_PATHS ") is not the real board's (%s)",
+			  soc, cpu, paths[cpu]);
+	}
+	TBT_CHECK(emu.n == 2, "%s: tracebuf has paths for %d CPUs, not 2", soc, emu.n);
 	tbt_rmmod("tb_csemu");
 	clear(&dt);
 	clear(&emu);

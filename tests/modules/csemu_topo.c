@@ -27,18 +27,22 @@ static struct tb_cs_desc *csemu_describe(struct csemu_comp *c, enum tb_cs_kind k
 	return d;
 }
 
-/* An ATB wire: master port sp of src to slave port dp of dst. */
+/*
+ * An ATB wire: master port sp of src to slave port dp of dst; and, where
+ * the emulator describes the topology to tracebuf itself (not a
+ * device-tree SoC, which tracebuf finds on its own), the connection.
+ */
 static void csemu_wire(struct csemu_comp *src, unsigned int sp, struct csemu_comp *dst,
-		       unsigned int dp)
+		       unsigned int dp, bool describe)
 {
 	src->out[sp] = (struct csemu_port){ dst, dp };
-	csemu.conns[csemu.nr_conns++] = (struct tb_cs_conn){
-		.src = src->index, .src_port = sp, .dst = dst->index, .dst_port = dp,
-	};
+	if (describe)
+		csemu.conns[csemu.nr_conns++] = (struct tb_cs_conn){
+			.src = src->index, .src_port = sp, .dst = dst->index, .dst_port = dp,
+		};
 }
 
-static struct tb_cs_desc *csemu_link_init(struct csemu_link *l, enum csemu_kind kind,
-					  const char *name)
+static void csemu_link_init(struct csemu_link *l, enum csemu_kind kind, const char *name)
 {
 	l->c.kind = kind;
 	l->c.locked = true;
@@ -46,8 +50,6 @@ static struct tb_cs_desc *csemu_link_init(struct csemu_link *l, enum csemu_kind 
 	if (kind == CSEMU_KIND_FUNNEL)
 		l->functl = CSEMU_FUNNEL_HT_RESET;
 	/* IDFILTERn reset to 0: everything passes until software filters. */
-	return csemu_describe(&l->c, kind == CSEMU_KIND_FUNNEL ? TB_CS_KIND_FUNNEL :
-			      TB_CS_KIND_REPLICATOR);
 }
 
 /* The TMCs trace from port to can reach, as wired (links open or not). */
@@ -210,6 +212,15 @@ static struct csemu_comp *csemu_dt_comp(struct device_node *np)
 	return NULL;
 }
 
+/*
+ * tb_cs_platform.of_map: the base tracebuf's accessors get for a node
+ * it found (the component itself), as ioremap() of its reg would be.
+ */
+static void __iomem *csemu_dt_map(struct device_node *np)
+{
+	return (__force void __iomem *)csemu_dt_comp(np);
+}
+
 /* An endpoint's port number (its port's reg) and the component it is in. */
 static struct device_node *csemu_dt_ep_owner(struct device_node *ep, u32 *port)
 {
@@ -247,7 +258,7 @@ static void csemu_dt_wires(unsigned int i)
 			dst = owner ? csemu_dt_comp(owner) : NULL;
 			of_node_put(owner);
 			if (dst && sp < 2)
-				csemu_wire(csemu_dt->comp[i], sp, dst, dp);
+				csemu_wire(csemu_dt->comp[i], sp, dst, dp, false);
 		}
 	}
 	of_node_put(ports);
@@ -270,7 +281,6 @@ static int csemu_build_dt(void)
 		for_each_available_child_of_node(csemu_dt->soc, np) {
 			int kind = csemu_dt_kind(np);
 			struct csemu_sink *k;
-			struct tb_cs_desc *d;
 			struct csemu_link *lk;
 			struct csemu_etm *e;
 
@@ -290,15 +300,12 @@ static int csemu_build_dt(void)
 					goto out;
 				if (!of_property_read_bool(np, "arm,scatter-gather"))
 					k->sg_ok = false;	/* DEVID.NOSCAT */
-				d = csemu_describe(&k->c, TB_CS_KIND_TMC);
-				d->scatter_gather = k->sg_ok;
 				ret = csemu_dt_add(np, &k->c);
 				if (!ret)
 					ret = csemu_pwr_device(np, &k->c);
 				if (!ret) {
 					/* Its DMA through the device tracebuf binds. */
 					k->dev = k->c.dev;
-					d->c.dev = k->dev;
 					ret = csemu_dma_attach(k->dev);
 				}
 				s++;
@@ -306,13 +313,11 @@ static int csemu_build_dt(void)
 			case DT_FUNNEL:
 			case DT_REPL:
 				lk = &csemu.links[l++];
-				d = csemu_link_init(lk, kind == DT_REPL ? CSEMU_KIND_REPL :
-						    CSEMU_KIND_FUNNEL, kbasename(np->full_name));
+				csemu_link_init(lk, kind == DT_REPL ? CSEMU_KIND_REPL :
+						CSEMU_KIND_FUNNEL, kbasename(np->full_name));
 				ret = csemu_dt_add(np, &lk->c);
 				if (!ret)
 					ret = csemu_pwr_device(np, &lk->c);
-				if (!ret)
-					d->c.dev = lk->c.dev;
 				break;
 			default:
 				cpu = csemu_dt_cpu(np);
@@ -324,17 +329,9 @@ static int csemu_build_dt(void)
 				e = &csemu.etms[cpu];
 				csemu_etm_init(e, cpu);
 				strscpy(e->c.name, kbasename(np->full_name), sizeof(e->c.name));
-				d = csemu_describe(&e->c, TB_CS_KIND_ETM);
-				d->cpu = cpu;
-				/* What the firmware says. */
-				if (of_property_read_bool(np,
-							  "arm,coresight-loses-context-with-cpu"))
-					d->loses_context = true;
 				ret = csemu_dt_add(np, &e->c);
 				if (!ret)
 					ret = csemu_pwr_device(np, &e->c);
-				if (!ret)
-					d->c.dev = e->c.dev;
 				break;
 			}
 			if (ret)
@@ -429,16 +426,29 @@ static int csemu_build_flat(void)
 
 		csemu_etm_init(e, cpu);
 		csemu_describe(&e->c, TB_CS_KIND_ETM)->cpu = cpu;
-		csemu_wire(&e->c, 0, &csemu.sinks[csemu.topo == CSEMU_TOPO_PERCPU ? cpu : 0].c, 0);
+		csemu_wire(&e->c, 0, &csemu.sinks[csemu.topo == CSEMU_TOPO_PERCPU ? cpu : 0].c, 0,
+			   true);
 	}
 	return 0;
 }
 
+/* The wires out of c, as wired. */
+static void csemu_topology_wires(struct seq_file *m, const struct csemu_comp *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c->out); i++)
+		if (c->out[i].dst)
+			seq_printf(m, "wire %s %u %s %u\n", c->name, i, c->out[i].dst->name,
+				   c->out[i].port);
+}
+
 /*
- * debugfs topology: what tracebuf is told, one line per component and
+ * debugfs topology: the emulated SoC as wired, one line per component and
  * per ATB wire ("etm NAME CPU", "tmc NAME etr|etf|etb", "funnel NAME",
  * "replicator NAME", "wire SRC PORT DST PORT"), for tests to compare
- * with the device tree (tests/guest/cs_dt.c).
+ * with the device tree (tests/guest/cs_dt.c). What tracebuf made of it
+ * is its own debugfs tracebuf/coresight_paths.
  */
 static int csemu_topology_show(struct seq_file *m, void *v)
 {
@@ -453,17 +463,16 @@ static int csemu_topology_show(struct seq_file *m, void *v)
 
 		seq_printf(m, "tmc %s %s\n", k->c.name,
 			   k->type < ARRAY_SIZE(tmc) && tmc[k->type] ? tmc[k->type] : "?");
+		csemu_topology_wires(m, &k->c);
 	}
-	for (i = 0; i < csemu.nr_links; i++)
+	for (i = 0; i < csemu.nr_links; i++) {
 		seq_printf(m, "%s %s\n", csemu.links[i].c.kind == CSEMU_KIND_REPL ?
 			   "replicator" : "funnel", csemu.links[i].c.name);
-	for_each_possible_cpu(cpu)
+		csemu_topology_wires(m, &csemu.links[i].c);
+	}
+	for_each_possible_cpu(cpu) {
 		seq_printf(m, "etm %s %u\n", csemu.etms[cpu].c.name, cpu);
-	for (i = 0; i < csemu.nr_conns; i++) {
-		const struct tb_cs_conn *w = &csemu.conns[i];
-
-		seq_printf(m, "wire %s %u %s %u\n", csemu.desc[w->src].c.name, w->src_port,
-			   csemu.desc[w->dst].c.name, w->dst_port);
+		csemu_topology_wires(m, &csemu.etms[cpu].c);
 	}
 	return 0;
 }
@@ -482,6 +491,11 @@ int csemu_build(void)
 	switch (csemu.topo) {
 	case CSEMU_TOPO_JUNO:
 	case CSEMU_TOPO_MSM8916:
+		/* Firmware properties: what the device tree says, not knobs. */
+		if (csemu_skip_power_up || csemu_loses_context || csemu_max_burst >= 0) {
+			pr_err("tb_csemu: skip_power_up=, loses_context= and max_burst= stand for firmware properties: with a device-tree topology, put them in the device tree\n");
+			return -EINVAL;
+		}
 		ret = csemu_dt_count(csemu.topo == CSEMU_TOPO_JUNO ? "juno" : "msm8916");
 		if (ret)
 			return ret;
@@ -534,6 +548,11 @@ int csemu_build(void)
 	csemu.plat.comps = csemu.desc;
 	csemu.plat.nr_conns = csemu.nr_conns;
 	csemu.plat.conns = csemu.conns;
+	if (csemu_dt) {
+		/* tracebuf finds the SoC in the device tree, as on the board. */
+		csemu.plat.of_root = csemu_dt->soc;
+		csemu.plat.of_map = csemu_dt_map;
+	}
 	return 0;
 }
 
