@@ -11,7 +11,9 @@
  * graph from their out-ports endpoints), from module parameters
  * (etm_base=, sink_base=, sink_sg=: ETMs wired straight to one TMC) on
  * boards that describe nothing, or from a register-level emulator
- * (tracebuf_cs_emulator_register()). At probe every ETM gets its sink
+ * (tracebuf_cs_emulator_register(): its components and graph, or, for a
+ * SoC it describes in the device tree, the node under which the
+ * device-tree discovery finds them). At probe every ETM gets its sink
  * and its path, the links between (tb_cs_build_path()): the TMC named
  * by sink=, else the best it reaches (an ETR over an ETF or ETB, then
  * the nearest), an ETF on the way being a link in hardware FIFO mode.
