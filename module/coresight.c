@@ -1115,6 +1115,7 @@ static int tb_cs_buf_pm(struct tb_cs_buf *buf, bool get, unsigned int limit)
 
 static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 {
+	unsigned int cpu;
 	struct tb_cs_etm *e = tb_cs_etm(cpumask_first(s->cpus));
 	struct tb_sg_alloc a = {
 		.table_alloc = tb_cs_table_alloc,
@@ -1205,6 +1206,11 @@ static int tb_cs_setup_aux(struct tb_session *s, struct tb_aux *aux)
 		mutex_unlock(&tb_cs_owner_lock);
 		goto fail;
 	}
+	/* Powered up, perhaps from off: its idle links as at probe. */
+	if (buf->pm)
+		for_each_cpu(cpu, s->cpus)
+			if (tb_cs_etm(cpu))
+				tb_cs_path_reset_idle(tb_cs_etm(cpu));
 	kfree(chunks);
 	for (i = 0; i < aux->nr_chunks; i++)
 		buf->sync |= buf->chunk_sync[i];

@@ -94,6 +94,7 @@ struct tb_cs_etm {
 int tb_cs_path_enable(struct tb_cs_etm *e);
 void tb_cs_path_disable(struct tb_cs_etm *e);
 void tb_cs_link_reset(struct tb_cs_dev *d);
+void tb_cs_path_reset_idle(struct tb_cs_etm *e);
 extern const struct tb_cs_link_ops tb_cs_funnel_ops;
 extern const struct tb_cs_link_ops tb_cs_replicator_ops;
 extern const struct tb_cs_link_ops tb_cs_etf_link_ops;

@@ -15,7 +15,8 @@
  *
  * test_skip_link= (tests only, root): the type of link ("funnel",
  * "replicator", "etf") whose enable is skipped, to show that the trace
- * then never reaches the sink.
+ * then never reaches the sink; test_skip_relink=Y: no reset of idle
+ * links at a session's power-up, to show the state a power domain lost.
  */
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
@@ -55,6 +56,11 @@ static const struct kernel_param_ops tb_cs_skip_ops = {
 };
 module_param_cb(test_skip_link, &tb_cs_skip_ops, NULL, 0600);
 MODULE_PARM_DESC(test_skip_link, "tests only: never enable links of this type (none, funnel, replicator, etf)");
+
+/* Tests only: no reset of idle links at a session's power-up (tb_cs_path_reset_idle()). */
+static bool tb_cs_skip_relink;
+module_param_named(test_skip_relink, tb_cs_skip_relink, bool, 0600);
+MODULE_PARM_DESC(test_skip_relink, "tests only: do not reset idle links when a session powers them up");
 
 static bool tb_cs_skipped(const struct tb_cs_link_ops *ops)
 {
@@ -105,6 +111,48 @@ void tb_cs_path_disable(struct tb_cs_etm *e)
 
 	raw_spin_lock_irqsave(&tb_cs_link_lock, flags);
 	tb_cs_hops_off(e, 0, e->nr_hops);
+	raw_spin_unlock_irqrestore(&tb_cs_link_lock, flags);
+}
+
+/* Does no path use the link now (under tb_cs_link_lock)? */
+static bool tb_cs_link_idle(const struct tb_cs_dev *d)
+{
+	unsigned int i;
+
+	if (d->users)
+		return false;
+	for (i = 0; i < TB_CS_MAX_PORTS; i++)
+		if (d->in_users[i])
+			return false;
+	for (i = 0; i < 8; i++)
+		if (d->grp_users[0][i] || d->grp_users[1][i])
+			return false;
+	return true;
+}
+
+/*
+ * Once a session's runtime PM references hold e's links powered: each
+ * link no path uses is reset again (a replicator's filters closed, as at
+ * probe). Its power domain may have been off since the last user, and a
+ * domain that powers down loses its components' state (every filter
+ * back at 0x00: every ID passing to both master ports, the claim tag
+ * clear), which the enable would otherwise take as another agent's.
+ * A link in use was kept powered by its user.
+ */
+void tb_cs_path_reset_idle(struct tb_cs_etm *e)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	if (READ_ONCE(tb_cs_skip_relink))
+		return;
+	raw_spin_lock_irqsave(&tb_cs_link_lock, flags);
+	for (i = 0; i < e->nr_hops; i++) {
+		struct tb_cs_dev *d = e->path[i].d;
+
+		if (d->link && d->link->reset && tb_cs_link_idle(d))
+			d->link->reset(d);
+	}
 	raw_spin_unlock_irqrestore(&tb_cs_link_lock, flags);
 }
 

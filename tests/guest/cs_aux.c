@@ -812,11 +812,14 @@ static int topo_run(const struct topo *t, const char *skip)
 		ok = 0;
 	if (x.published < 64 * 1024)
 		ok = 0;
-	sess_close(&x);
-	write_file("/sys/module/tracebuf/parameters/test_skip_link", "none");
 	printf("# %s%s%s: sink %llu, published %llu, lost %llu, blocked %llu, violations %llu, passed",
 	       t->name, skip ? " without " : "", skip ? skip : "", b1 - b0,
 	       (unsigned long long)x.published, (unsigned long long)x.lost, blocked, viol);
+	/*
+	 * The links as the session left them, while it still holds them
+	 * powered: once it is gone their domain may power down, and they
+	 * lose their state.
+	 */
 	for (i = 0; t->links[i] && i < 8; i++) {
 		passed[i] = cs_stat(t->links[i], "passed");
 		printf(" %llu", passed[i]);
@@ -834,6 +837,8 @@ static int topo_run(const struct topo *t, const char *skip)
 		}
 	}
 	printf("\n");
+	sess_close(&x);
+	write_file("/sys/module/tracebuf/parameters/test_skip_link", "none");
 	return ok && !blocked && !viol;
 }
 
@@ -974,6 +979,11 @@ static void test_power(const struct topo *t)
 		       t->name);
 	TBT_CHECK(!rpm || power_all_off(),
 		  "%s: every clock and the power domain off once the backend has probed", t->name);
+	/* Juno's links and TMCs are in the domain: they lost their state. */
+	if (rpm && power_stat("in_domain") > 0)
+		TBT_CHECK(power_stat("state_lost") > 0 && power_stat("state_lost") != ~0ULL,
+			  "%s: the domain's power-down reset its components (state_lost %llu)",
+			  t->name, power_stat("state_lost"));
 	ons = power_stat("domain_ons");
 	TBT_CHECK(cs_open(&x, 3, t->aux, 0, 0) == 0, "%s session", t->name);
 	TBT_CHECK(power_stat("clocks_on") > 0, "%s: clocks on for the session", t->name);
@@ -994,6 +1004,34 @@ static void test_power(const struct topo *t)
 	if (!rpm) {
 		TBT_CHECK(tbt_rmmod("tb_csemu") == 0, "rmmod tb_csemu");
 		return;
+	}
+
+	/*
+	 * Without the reset of idle links at a session's power-up, the
+	 * replicator comes up from the domain's power-down with every ID
+	 * passing and its claim tag clear, and the path's enable programs it
+	 * unclaimed (Juno: the only SoC here whose links are in a domain).
+	 */
+	if (power_stat("in_domain") > 0) {
+		TBT_CHECK(power_all_off(), "%s: the domain off again", t->name);
+		TBT_CHECK(write_file("/sys/module/tracebuf/parameters/test_skip_relink", "Y") == 0,
+			  "test_skip_relink");
+		if (cs_open(&x, 3, t->aux, 0, 0) == 0 && tracebuf_enable(&x.s) == 0) {
+			run_for(&x, 100);
+			tracebuf_disable(&x.s);
+		}
+		sess_close(&x);
+		write_file("/sys/module/tracebuf/parameters/test_skip_relink", "N");
+		viol = total_violations();
+		printf("# %s without the reset of idle links at power-up: %llu violations\n",
+		       t->name, viol);
+		TBT_CHECK(viol && viol != ~0ULL,
+			  "%s without the reset of idle links at power-up: the replicator is programmed unclaimed",
+			  t->name);
+		/* The counts carry over: the next case needs a fresh emulator. */
+		TBT_CHECK(tbt_rmmod("tb_csemu") == 0, "rmmod tb_csemu");
+		TBT_CHECK(emu_load(p) == 0, "tb_csemu %s", param);
+		TBT_CHECK(power_all_off(), "%s: every clock and the domain off", t->name);
 	}
 
 	/* Without the references the accesses find the components off. */

@@ -287,6 +287,7 @@ enum csemu_viol {
 	CV_VIEWINST_AC,
 	CV_UNCLOCKED,
 	CV_UNPOWERED,
+	CV_DOMAIN_LOST,
 	CV_NR
 };
 
@@ -520,12 +521,14 @@ void csemu_push(struct csemu_sink *k, u8 id, const u8 *data, size_t len);
 void csemu_flush(struct csemu_sink *k);
 bool csemu_sink_etm_on(const struct csemu_sink *k);
 void csemu_sink_start(struct csemu_sink *k);
+void csemu_sink_power_lost(struct csemu_sink *k);
 
 /* csemu_link.c */
 u32 csemu_link_read(struct csemu_link *l, u32 off);
 void csemu_link_write(struct csemu_link *l, u32 off, u32 val);
 void csemu_deliver(struct csemu_port to, u8 id, const u8 *data, size_t n, unsigned int depth);
 bool csemu_capturing(struct csemu_port to, unsigned int depth);
+void csemu_link_power_lost(struct csemu_link *l);
 
 /* csemu_dma.c */
 enum csemu_dma_mode { CSEMU_DMA_DIRECT, CSEMU_DMA_IOMMU, CSEMU_DMA_NONCOHERENT };
@@ -548,6 +551,7 @@ void csemu_pwr_debugfs(struct dentry *dir);
 /* csemu_topo.c */
 int csemu_build(void);
 void csemu_dt_free(void);
+unsigned int csemu_dt_power_lost(void);
 void csemu_topology_debugfs(struct dentry *dir);
 
 #endif /* TB_CSEMU_H */

@@ -132,6 +132,7 @@ static const char * const csemu_viol_msg[CV_NR] = {
 	[CV_TMC_SG_RWP] = "scatter-gather capture started with RWP past the table's first page start",
 	[CV_UNCLOCKED] = "register access with one of the component's clocks off (external abort)",
 	[CV_UNPOWERED] = "register access with the component's power domain off (external abort)",
+	[CV_DOMAIN_LOST] = "power domain off under a capturing TMC: its state and trace lost",
 };
 
 DEFINE_RAW_SPINLOCK(csemu_lock);

@@ -106,6 +106,24 @@ bool csemu_capturing(struct csemu_port to, unsigned int depth)
 /* ---- funnels and replicators (CoreSight SoC-400 TRM, DDI0480) ---- */
 
 /*
+ * The debug power domain went down (csemu_pwr.c): the link's registers
+ * are back at their reset values when it comes up (DDI0480: funnel
+ * FUNCTL 0x300, every slave port disabled; PRICTL 0; replicator
+ * IDFILTER0/1 0x00, every ID passing to both master ports), its claim
+ * tags clear and its software lock locked (CoreSight Architecture,
+ * IHI0029: CLAIMSET/CLAIMCLR and LSR reset values). Under csemu_lock.
+ */
+void csemu_link_power_lost(struct csemu_link *l)
+{
+	l->functl = l->c.kind == CSEMU_KIND_FUNNEL ? CSEMU_FUNNEL_HT_RESET : 0;
+	l->prictl = 0;
+	l->idfilter[0] = 0;
+	l->idfilter[1] = 0;
+	l->c.claim = 0;
+	l->c.locked = true;
+}
+
+/*
  * FUNCTL/PRICTL (funnel) and IDFILTER0/1 (replicator). Stricter than
  * the TRM, as the kernel's drivers never do otherwise: they are written
  * only while the self-hosted claim tag is set (coresight-funnel.c and

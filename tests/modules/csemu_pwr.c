@@ -27,8 +27,9 @@
  *    domain.c: genpd_power_off()), and on before a device in it resumes
  *    (genpd_runtime_resume()).
  *
- * The access then reads 0 or is dropped. State lost in the domain's
- * power-down is not modelled (the registers keep their values).
+ * The access then reads 0 or is dropped. When the domain goes down, its
+ * funnels, replicators and TMCs lose their state: their registers are at
+ * their reset values when it comes up (csemu_dt_power_lost()).
  *
  * Each component becomes an AMBA device of its node, made as
  * of_amba_device_create() makes one (drivers/of/platform.c; the
@@ -61,7 +62,7 @@ static bool csemu_clk_provider;
 /* The domain, off until genpd powers it on. */
 static bool csemu_pd_on;
 static unsigned int csemu_in_domain;	/* components in it */
-static u64 csemu_pd_ons, csemu_pd_offs;
+static u64 csemu_pd_ons, csemu_pd_offs, csemu_pd_lost;
 #ifdef CONFIG_PM_GENERIC_DOMAINS_OF
 static struct generic_pm_domain csemu_pd;
 static bool csemu_pd_registered;
@@ -116,6 +117,7 @@ static int csemu_pd_power_off(struct generic_pm_domain *pd)
 {
 	WRITE_ONCE(csemu_pd_on, false);
 	csemu_pd_offs++;
+	csemu_pd_lost += csemu_dt_power_lost();
 	return 0;
 }
 
@@ -321,7 +323,8 @@ void csemu_pwr_exit(struct csemu_comp *const *comps, unsigned int n)
  * debugfs power: whether this kernel turns them off at all (runtime PM
  * and genpd: CONFIG_PM, CONFIG_PM_GENERIC_DOMAINS_OF), the components in
  * the domain, the clocks on, each clock's state, the domain's and its
- * transitions.
+ * transitions, and how many components lost their state in its
+ * power-downs.
  */
 static int csemu_power_show(struct seq_file *m, void *v)
 {
@@ -336,8 +339,8 @@ static int csemu_power_show(struct seq_file *m, void *v)
 		   csemu_in_domain, on);
 	for (i = 0; i < csemu_nr_clks; i++)
 		seq_printf(m, "clk%u %d\n", i, READ_ONCE(csemu_clks[i].on));
-	seq_printf(m, "domain %d\ndomain_ons %llu\ndomain_offs %llu\n",
-		   READ_ONCE(csemu_pd_on), csemu_pd_ons, csemu_pd_offs);
+	seq_printf(m, "domain %d\ndomain_ons %llu\ndomain_offs %llu\nstate_lost %llu\n",
+		   READ_ONCE(csemu_pd_on), csemu_pd_ons, csemu_pd_offs, csemu_pd_lost);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(csemu_power);

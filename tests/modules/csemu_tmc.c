@@ -349,6 +349,46 @@ static void csemu_sink_disable(struct csemu_sink *k)
 	k->rd_started = false;
 }
 
+/*
+ * The debug power domain went down (csemu_pwr.c): the TMC's programming
+ * is back at its reset values when it comes up (DDI0461: CTL, MODE,
+ * FFCR, the buffer registers 0; TRG UNKNOWN; an ETF/ETB's RSZ its RAM
+ * size), its claim tags clear and its software lock locked (IHI0029),
+ * and a capture in progress is gone with what it held: a violation, as
+ * the kernel keeps a TMC it uses powered (coresight_grab_device()'s
+ * pm_runtime_get_sync() until coresight_drop_device()). Under csemu_lock.
+ */
+void csemu_sink_power_lost(struct csemu_sink *k)
+{
+	if (k->state != CSEMU_DISABLED || (k->ctl & TB_TMC_CTL_CAPTEN)) {
+		csemu_violation(&k->c, CV_DOMAIN_LOST);
+		k->discarded += k->fmt.pos;
+	}
+	csfmt_init(&k->fmt);
+	k->state = CSEMU_DISABLED;
+	k->ctl = 0;
+	k->ffcr = 0;
+	k->mode = 0;
+	k->axictl = 0;
+	k->dbalo = 0;
+	k->dbahi = 0;
+	k->trg = 0;
+	k->trg_set = false;
+	k->bufwm = 0;
+	k->pscr = 0;
+	k->rrp = 0;
+	k->rrphi = 0;
+	k->rwp = 0;
+	k->rwphi = 0;
+	k->rsz = k->type == TRACEBUF_CS_SINK_ETR ? 0 : k->sram_size / 4;
+	k->full = false;
+	k->memerr = false;
+	k->flush_reads = 0;
+	k->rd_started = false;
+	k->c.claim = 0;
+	k->c.locked = true;
+}
+
 static void csemu_ffcr_write(struct csemu_sink *k, u32 val)
 {
 	k->ffcr = val & ~TB_TMC_FFCR_FLUSHMAN;

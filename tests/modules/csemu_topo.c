@@ -195,11 +195,54 @@ static int csemu_dt_count(const char *soc)
 
 static int csemu_dt_add(struct device_node *np, struct csemu_comp *c)
 {
+	unsigned long flags;
+
 	if (csemu_dt->n >= CSEMU_DT_MAX)
 		return -E2BIG;
+	/* csemu_dt_power_lost() may walk them: genpd's work, any time. */
+	raw_spin_lock_irqsave(&csemu_lock, flags);
 	csemu_dt->np[csemu_dt->n] = of_node_get(np);
 	csemu_dt->comp[csemu_dt->n++] = c;
+	raw_spin_unlock_irqrestore(&csemu_lock, flags);
 	return 0;
+}
+
+/*
+ * genpd powered the SoC's debug domain off (csemu_pwr.c): every funnel,
+ * replicator and TMC in it loses its state (Juno r2 TRM, DDI0515, 2.6:
+ * the debug domain holds the CoreSight system components; a powered-off
+ * domain keeps no register state). The ETMs keep theirs: a trace unit's
+ * programming is in its core's power domain (IHI0064, "Power domains"),
+ * whose loss is modelled apart (loses_context=). Returns how many
+ * components lost their state.
+ */
+unsigned int csemu_dt_power_lost(void)
+{
+	unsigned int i, n = 0;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&csemu_lock, flags);
+	for (i = 0; csemu_dt && i < csemu_dt->n; i++) {
+		struct csemu_comp *c = csemu_dt->comp[i];
+
+		if (!c->pd)
+			continue;
+		switch (c->kind) {
+		case CSEMU_KIND_FUNNEL:
+		case CSEMU_KIND_REPL:
+			csemu_link_power_lost(container_of(c, struct csemu_link, c));
+			n++;
+			break;
+		case CSEMU_KIND_TMC:
+			csemu_sink_power_lost(container_of(c, struct csemu_sink, c));
+			n++;
+			break;
+		default:
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&csemu_lock, flags);
+	return n;
 }
 
 static struct csemu_comp *csemu_dt_comp(struct device_node *np)
