@@ -45,7 +45,8 @@
  * each CPU's ring freely, the stop takes the one snapshot once the
  * process is gone); the capture must be marked a snapshot, hold at most
  * the ring's size per CPU and less than the emulator wrote, and on the
- * host gtcheck --snapshot (gtcheck.args) compares its flow, the end of the
+ * host gtcheck --snapshot (gtcheck.args; on arm64 with --one-ring: both
+ * CPUs' trace is in the shared ETR's one ring) compares its flow, the end of the
  * program, with the ground truth branch for branch; run-guest.sh's
  * gtcheck-gt-snap-mutated inverts the ground truth's last conditional
  * branch, which the snapshot holds, and must fail.
@@ -90,9 +91,19 @@ static bool snap;
  */
 #define SNAP_AUX	262144
 #define SNAP_AUX_STR	"262144"
+/*
+ * Both CPUs' trace in the one ring of the shared ETR: the snapshot's
+ * window opened for both at once, and every run after its first is
+ * whole (gtcheck --one-ring). Without it, a late first run on one CPU
+ * leaves the earlier runs to fit anywhere, and an inverted branch among
+ * them may pass (CI: gtcheck-gt-snap-mutated, 2 of 14 branches checked
+ * in order).
+ */
+#define SNAP_ARGS	"--snapshot --one-ring\n"
 #else
 #define SNAP_AUX	16384
 #define SNAP_AUX_STR	"16384"
+#define SNAP_ARGS	"--snapshot\n"
 #endif
 #ifdef __aarch64__
 #undef EMU
@@ -400,7 +411,7 @@ int main(int argc, char **argv)
 	 */
 	if (!breaking) {
 		snap = true;
-		run_case("gt-snap", "6", NULL, "--snapshot\n");
+		run_case("gt-snap", "6", NULL, SNAP_ARGS);
 		snap = false;
 	}
 

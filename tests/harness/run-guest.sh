@@ -136,12 +136,12 @@ check_artifacts() { # id outdir
 				# gtcheck's branch-for-branch mode): gtcheck must see it,
 				# or its PASS proved nothing. A whole capture (no
 				# gtcheck.args): the middle one; a snapshot (gtcheck.args
-				# just --snapshot): the last one, in the newest trace, which
+				# --snapshot, with --one-ring or not): the last one, in the newest trace, which
 				# the snapshot holds; not a filtered one (its range may not
 				# hold it).
 				local nb=0 k sargs
 				sargs=$(cat "$d/gtcheck.args" 2>/dev/null)
-				[[ -n $sargs && ! $sargs =~ ^--snapshot[[:space:]]*$ ]] ||
+				[[ -n $sargs && ! $sargs =~ ^--snapshot([[:space:]]+--one-ring)?[[:space:]]*$ ]] ||
 					nb=$(awk '$1 == "B" && $5 == 1' "$d/gt.txt" | wc -l)
 				k=$((nb / 2 + 1))
 				[ -n "$sargs" ] && k=$nb

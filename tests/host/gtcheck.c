@@ -3,7 +3,7 @@
  * gtcheck - compare the instruction flow 'tracebuf decode --insn --json'
  * printed for a capture with the ground truth of the program that ran.
  *
- *   gtcheck [--range LO-HI] [--snapshot] [--branches] GT DECODED
+ *   gtcheck [--range LO-HI] [--snapshot [--one-ring]] [--branches] GT DECODED
  *
  * GT is a ground-truth file: tests/unit/gtgen.c's (R, S, B and T lines)
  * or tests/guest/ptfollow.c's (B and T lines). DECODED holds the decoder's
@@ -36,8 +36,10 @@
  * the time by which every CPU's trace had begun is taken from the decoded
  * runs: the latest of the CPUs' first runs with instructions (SWITCH IN
  * times; a CPU with none decoded is taken as one the program did not run
- * on). A thread's decoded runs from then on are one piece of its flow
- * that ends where the ground truth ends: its place is found from the end
+ * on; --one-ring: the earliest of them, every CPU's trace being in one
+ * ring, a shared CoreSight sink's). A thread's decoded runs from then on
+ * are one piece of its flow that ends where the ground truth ends: its
+ * place is found from the end
  * (it must hold the thread's last branch), and from there it is checked
  * as a whole flow is, every later B line matched. Each earlier decoded
  * run may be followed by a gap (the thread ran on a CPU whose trace had
@@ -109,7 +111,7 @@ struct thread {
 static struct thread threads[MAXTID];
 static size_t nthreads;
 static unsigned int problems;
-static bool have_s, range, snapshot;
+static bool have_s, range, snapshot, one_ring;
 static uint64_t lo, hi;
 static uint64_t tail_insns;		/* snapshot, B lines: in every CPU's window */
 
@@ -550,7 +552,9 @@ static uint64_t check_branches(struct thread *t, uint64_t *nbr)
  * first decoded instruction of the CPU whose trace starts last (each
  * CPU's first decoded run, by its SWITCH IN time). From then on every
  * run of the program on every CPU is in the capture; before it, a run may
- * be missing (it ran on a CPU whose window opened later).
+ * be missing (it ran on a CPU whose window opened later). --one-ring:
+ * every CPU's trace is in one ring (a shared CoreSight sink), whose
+ * window opened for all of them at once: at the first decoded run of any.
  */
 static uint64_t windows_open(void)
 {
@@ -577,7 +581,7 @@ static uint64_t windows_open(void)
 		}
 	}
 	for (c = 0; c < nw; c++)
-		if (w[c].first > open)
+		if (one_ring ? !c || w[c].first < open : w[c].first > open)
 			open = w[c].first;
 	return open;
 }
@@ -662,6 +666,8 @@ int main(int argc, char **argv)
 	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
 		if (!strcmp(argv[a], "--snapshot")) {
 			snapshot = true;
+		} else if (!strcmp(argv[a], "--one-ring")) {
+			one_ring = true;
 		} else if (!strcmp(argv[a], "--branches")) {
 			branches = true;
 		} else if (!strcmp(argv[a], "--range") && a + 1 < argc) {
@@ -669,8 +675,8 @@ int main(int argc, char **argv)
 				return 2;
 			range = true;
 		} else {
-			fprintf(stderr, "usage: gtcheck [--range LO-HI] [--snapshot] [--branches] GT "
-				"DECODED\n");
+			fprintf(stderr, "usage: gtcheck [--range LO-HI] [--snapshot [--one-ring]] "
+				"[--branches] GT DECODED\n");
 			return 2;
 		}
 	}

@@ -61,7 +61,9 @@
  *
  * Options: --seed N, --run N (steps per run at most; 1: one per run, as
  * the emulator's follow mode writes them), --cpus N, --span N, --psb N,
- * --noretcomp, --filter LO-HI (one IP filter range, addr0=LO-HI:filter),
+ * --noretcomp, --exec-late-out (an exec's COMM record comes before the
+ * SWITCH OUT of the run that ran up to the execve(), as when the thread is
+ * preempted inside execve() between the two), --filter LO-HI (one IP filter range, addr0=LO-HI:filter),
  * --snapshot N (snapshot mode: each CPU keeps only its newest N bytes, one
  * span flagged OVERWRITE), --break tnt|tip|psb (a TNT bit flipped, a TIP
  * target off by one, a run without its PSB+, in the middle of the trace).
@@ -169,7 +171,7 @@ static struct thr thr[MAXTHR];
 static struct cpu cpus[MAXCPU];
 static struct proc procs[MAXTHR];
 static unsigned int ncpus = 2, max_run = 64, span_max = 4096, psb_period = 4096;
-static bool noretcomp;
+static bool noretcomp, exec_late_out;
 static uint64_t filt_lo, filt_hi;
 static bool filter;
 static uint64_t snapshot;
@@ -757,9 +759,16 @@ static void finalize(struct thr *t, const struct step *s, bool exec, bool maps)
 	if (maps && !exec)
 		scan_maps(t->pid, t->tid, clk + 1);
 	if (exec) {
-		run_end(t, 0, 0);
-		side_exec(t->pid, t->tid, clk + 1);
-		clk += 2;
+		if (exec_late_out) {
+			/* The comm record first, from inside execve(); the OUT after. */
+			side_exec(t->pid, t->tid, clk + 1);
+			clk += 2;
+			run_end(t, 0, 0);
+		} else {
+			run_end(t, 0, 0);
+			side_exec(t->pid, t->tid, clk + 1);
+			clk += 2;
+		}
 		t->exec_next = true;
 		return;
 	}
@@ -987,6 +996,10 @@ int main(int argc, char **argv)
 
 		if (!strcmp(o, "--noretcomp")) {
 			noretcomp = true;
+			continue;
+		}
+		if (!strcmp(o, "--exec-late-out")) {
+			exec_late_out = true;
 			continue;
 		}
 		a++;

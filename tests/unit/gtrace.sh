@@ -80,6 +80,10 @@ gen fib -- "$b/followprog" 4 && same fib
 # 2. A signal handler, a PLT call into a shared library of its own, an
 #    indirect call, recursion, a thread that moves, fork + exec.
 gen prog -- "$b/gtprog" && same prog
+# 2b. The same with each exec's COMM record before the SWITCH OUT of the
+#    run that ran up to the execve() (the thread preempted inside
+#    execve()): that run's code is decoded in the image before the exec.
+gen lateexec --exec-late-out -- "$b/gtprog" && same lateexec
 # 3. One step per run, as the emulator's follow mode writes them.
 gen step1 --run 1 -- "$b/followprog" 2 && same step1
 # 4. Returns never compressed (noretcomp=1).

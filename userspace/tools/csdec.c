@@ -93,7 +93,8 @@ static void cs_update_run(struct csdec *d, struct cs_cpu *c, uint64_t off)
 	c->run_from = off;
 	c->have_run = true;
 	c->begun = false;
-	c->space = sb_space(d->sb, c->run.pid, c->run.tid >= 0 ? c->run.t_out : d->chunk->time);
+	c->space = c->run.tid >= 0 ? sb_space_run(d->sb, c->run.pid, c->run.t_in, c->run.t_out) :
+				     sb_space(d->sb, c->run.pid, d->chunk->time);
 }
 
 /* Make the flow's current thread that of trace ID id; false: not wanted. */

@@ -616,7 +616,7 @@ static unsigned int seg_dumps(struct export *x, unsigned int fi, const struct se
 
 			sb_thread_at(x->sb, fi, s->etms[e].cpu, off, &ri);
 			if (ri.tid >= 0) {
-				sp = sb_space(x->sb, ri.pid, ri.t_out);
+				sp = sb_space_run(x->sb, ri.pid, ri.t_in, ri.t_out);
 				for (i = 0; i < sp->n; i++)
 					add_dump(x, &sp->maps[i], &ids, &n);
 			}

@@ -392,7 +392,10 @@ int ptdec_flow(struct tracebuf_capture *cap, struct sb *sb, struct flow *fl,
 			continue;
 		if (tracebuf_capture_aux(cap, c->stream, &aux, &len) || c->end > len)
 			continue;
-		d.space = sb_space(sb, c->pid, c->time_end);
+		/* A thread's run: its SWITCH IN and OUT times. */
+		d.space = c->tid >= 0 && c->time_end != UINT64_MAX ?
+			  sb_space_run(sb, c->pid, c->time, c->time_end) :
+			  sb_space(sb, c->pid, c->time_end);
 		flow_begin(fl, c, d.space);
 		decode_chunk(&d, c, aux, &caps[c->stream]);
 		flow_end(fl);

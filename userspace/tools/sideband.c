@@ -627,6 +627,17 @@ struct img_space *sb_space(struct sb *sb, int32_t pid, uint64_t t)
 	return space_at(sb, p, t, 0);
 }
 
+struct img_space *sb_space_run(struct sb *sb, int32_t pid, uint64_t t_in, uint64_t t_out)
+{
+	struct proc *p = pid > 0 ? proc_of(sb, pid, false) : NULL;
+	size_t i;
+
+	for (i = 0; p && i < p->nev; i++)
+		if (p->ev[i].kind == PEV_EXEC && p->ev[i].time > t_in && p->ev[i].time <= t_out)
+			t_out = p->ev[i].time - 1;	/* in the end, before the first one */
+	return sb_space(sb, pid, t_out);
+}
+
 /* --elf FILE[:ADDR]: its executable PT_LOAD segments, placed at ADDR. */
 static int add_elfs(struct sb *sb)
 {

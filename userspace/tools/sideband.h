@@ -85,6 +85,17 @@ bool sb_has_sideband(const struct sb *sb);
  */
 struct img_space *sb_space(struct sb *sb, int32_t pid, uint64_t t);
 
+/*
+ * The space the user code of pid's run [t_in, t_out] executed in: what
+ * happened up to t_out (a library the loader mapped during the run is
+ * there), but not an exec of pid after t_in: the comm record of an exec
+ * comes from the middle of execve(), and the code after it runs in a
+ * run of its own (the SWITCH IN flagged EXEC), so the user code of a run
+ * that began before it ran in the old image, even when the thread was
+ * switched out only later, in the kernel (preempted inside execve()).
+ */
+struct img_space *sb_space_run(struct sb *sb, int32_t pid, uint64_t t_in, uint64_t t_out);
+
 /* A thread's run on a CPU (between its SWITCH IN and OUT records). */
 struct sb_run_info {
 	int32_t pid, tid;		/* -1: no run there */
