@@ -43,8 +43,18 @@ tb_cfg_built() {
 }
 
 # Directory holding one prepared kernel configuration: KVER, KDIR, KERNEL
-# (the image QEMU boots) and root/ (the extracted packages).
-tb_cfg_dir() { echo "$TB_KCACHE/$1"; }
+# (the image QEMU boots) and root/ (the extracted packages). The opt-in
+# arm64-acpi (tests/run.sh --acpi; not in TB_CONFIGS) boots the arm64-6.1
+# kernel with UEFI and ACPI instead of a device tree (tests/harness/acpi.sh).
+tb_cfg_dir() {
+	case "$1" in
+	arm64-acpi) echo "$TB_KCACHE/arm64-6.1" ;;
+	*) echo "$TB_KCACHE/$1" ;;
+	esac
+}
+
+# Does the configuration boot with ACPI (UEFI firmware, acpi=force)?
+tb_cfg_acpi() { [ "$1" = arm64-acpi ]; }
 
 tb_cfg_get() { # config key
 	local f

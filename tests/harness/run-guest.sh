@@ -405,12 +405,26 @@ arm64)
 	# The machine's own device tree plus the CoreSight of Juno r2 and
 	# MSM8916 from the kernel's device trees (the emulator's topology=juno
 	# and msm8916 read them from it).
-	"$TB_TOP/tests/harness/csdt.sh" $mem "$out/dt" >"$out/dt.log" 2>&1 ||
-		tb_die "$cfg: the guest's device tree (tests/harness/csdt.sh): see $out/dt.log"
+	# arm64-acpi: no device tree of ours; UEFI firmware (EDK2's
+	# ArmVirtQemu) hands the kernel QEMU's ACPI tables, and the initrd
+	# starts with an uncompressed cpio of the tables the kernel adds to
+	# them (tests/harness/acpi.sh: the N1SDP's CoreSight, for
+	# topology=n1sdp); acpi=force, as the firmware also passes a device
+	# tree.
+	if tb_cfg_acpi "$cfg"; then
+		fw=$("$TB_TOP/tests/harness/acpi.sh" "$out/acpi" 2>"$out/acpi.log") ||
+			tb_die "$cfg: the ACPI tables (tests/harness/acpi.sh): see $out/acpi.log"
+		cat "$out/acpi/tables.cpio" "$out/initrd.gz" >"$out/initrd.acpi"
+		fwargs=(-bios "$fw" -initrd "$out/initrd.acpi")
+		append="acpi=force $append"
+	else
+		"$TB_TOP/tests/harness/csdt.sh" $mem "$out/dt" >"$out/dt.log" 2>&1 ||
+			tb_die "$cfg: the guest's device tree (tests/harness/csdt.sh): see $out/dt.log"
+		fwargs=(-dtb "$out/dt/guest.dtb" -initrd "$out/initrd.gz")
+	fi
 	qemu=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg -m $mem
-		-dtb "$out/dt/guest.dtb"
+		"${fwargs[@]}"
 		-smp 2 -nodefaults -display none -no-reboot -kernel "$kernel"
-		-initrd "$out/initrd.gz"
 		-semihosting-config enable=on,target=native,userspace=on
 		-append "console=ttyAMA0 $append"
 		-serial "file:$out/console.log"
