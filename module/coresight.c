@@ -86,10 +86,14 @@
 #include <linux/smp.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
+#include <linux/acpi.h>
 #include <linux/amba/bus.h>
 #include <linux/platform_device.h>
 #include <linux/seq_file.h>
 #include <asm/sysreg.h>
+#ifdef CONFIG_ACPI
+#include <acpi/processor.h>
+#endif
 
 #include "internal.h"
 #include "aux.h"
@@ -2472,9 +2476,10 @@ static const struct tb_cs_io tb_cs_mmio = {
 };
 
 /*
- * A platform found by discovery: the real machine's (device tree or
- * module parameters) or, for an emulator that describes its SoC in the
- * device tree (tb_cs_platform.of_root), the one found under its node.
+ * A platform found by discovery: the real machine's (device tree, ACPI
+ * or module parameters) or, for an emulator that describes its SoC in
+ * the device tree or the ACPI namespace (tb_cs_platform.of_root,
+ * acpi_root), the one found under its node.
  */
 struct tb_cs_found {
 	struct tb_cs_platform plat;
@@ -2483,6 +2488,9 @@ struct tb_cs_found {
 	struct device_node **nodes;	/* while discovering */
 	const struct device_node *root;	/* NULL: the whole tree */
 	void __iomem *(*of_map)(struct device_node *np);	/* NULL: ioremap */
+	struct acpi_device **adevs;	/* while discovering (ACPI) */
+	struct acpi_device *acpi_root;	/* NULL: the whole namespace */
+	void __iomem *(*acpi_map)(struct acpi_device *adev);	/* NULL: ioremap */
 	bool params;			/* names are static, not kasprintf()'d */
 };
 
@@ -2685,6 +2693,341 @@ static int tb_cs_discover_of(struct tb_cs_found *f)
 }
 #endif
 
+#ifdef CONFIG_ACPI
+/*
+ * The components we drive, by ACPI hardware ID, sinks first as in
+ * tb_cs_of_kinds: the IDs the kernel makes AMBA devices of for the
+ * CoreSight drivers (drivers/acpi/acpi_amba.c: amba_id_list) and the
+ * static funnel's and replicator's platform IDs (coresight-funnel.c:
+ * static_funnel_ids; coresight-replicator.c: static_replicator_acpi_ids).
+ * The kernel tells a TMC's configuration (ETR, ETF, ETB) from its
+ * registers, as tracebuf does.
+ */
+static const struct {
+	const char *hid;
+	enum tb_cs_kind kind;
+} tb_cs_acpi_kinds[] = {
+	{ "ARMHC97C", TB_CS_KIND_TMC },		/* SoC-400 TMC, SoC-600 ETF/ETB */
+	{ "ARMHC501", TB_CS_KIND_TMC },		/* ETR */
+	{ "ARMHC9FF", TB_CS_KIND_FUNNEL },	/* dynamic funnel */
+	{ "ARMHC98D", TB_CS_KIND_REPLICATOR },	/* dynamic replicator */
+	{ "ARMHC9FE", TB_CS_KIND_STATIC },	/* static funnel */
+	{ "ARMHC985", TB_CS_KIND_STATIC },	/* static replicator */
+	{ "ARMHC500", TB_CS_KIND_ETM },		/* ETMv4 */
+};
+
+/* _DSD graph UUIDs (coresight-platform.c: acpi_graph_uuid, coresight_graph_uuid) */
+static const guid_t tb_cs_acpi_graph_guid =
+	GUID_INIT(0xab02a46b, 0x74c7, 0x45a2, 0xbd, 0x68, 0xf7, 0xd3, 0x44, 0xef, 0x21, 0x53);
+static const guid_t tb_cs_acpi_cs_graph_guid =
+	GUID_INIT(0x3ecbc8b6, 0x1d0e, 0x4fb3, 0x81, 0x07, 0xe6, 0x27, 0xf8, 0x05, 0xc6, 0xcd);
+#define TB_CS_ACPI_LINK_MASTER	1	/* DirectionOfFlow: an output port */
+
+/*
+ * adev's kind, or -1: its first ID (the _HID, then each _CID) that is one
+ * of ours, as the ACPI scan takes the first ID a handler matches
+ * (drivers/acpi/scan.c: acpi_scan_attach_handler()).
+ */
+static int tb_cs_acpi_kind(struct acpi_device *adev)
+{
+	struct acpi_hardware_id *hwid;
+	unsigned int t;
+
+	list_for_each_entry(hwid, &adev->pnp.ids, list)
+		for (t = 0; t < ARRAY_SIZE(tb_cs_acpi_kinds); t++)
+			if (!strcmp(hwid->id, tb_cs_acpi_kinds[t].hid))
+				return t;
+	return -1;
+}
+
+/*
+ * Whether discovery takes adev: present (its _STA; none is present), and,
+ * on the machine itself, enumerated, as the OS made a device of it; under
+ * an emulator's acpi_root, which is not present so that the OS makes no
+ * device, each component's own _STA decides ("disabled" components).
+ */
+static bool tb_cs_acpi_usable(const struct tb_cs_found *f, struct acpi_device *adev)
+{
+	if (!adev->status.present && !adev->status.functional)
+		return false;
+	return f->acpi_root || acpi_device_enumerated(adev);
+}
+
+/* Index of the component adev, or -1. */
+static int tb_cs_acpi_index(const struct tb_cs_found *f, const struct acpi_device *adev)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->plat.nr_comps; i++)
+		if (f->adevs[i] == adev)
+			return i;
+	return -1;
+}
+
+/*
+ * An ETM's CPU: its parent is the processor it traces (ACPI for
+ * CoreSight, DEN0067; coresight-platform.c: acpi_coresight_get_cpu()).
+ * The kernel matches the parent's handle against its processors'; the
+ * logical CPU number is the one the processor driver gives it
+ * (drivers/acpi/acpi_processor.c: acpi_processor_get_info(), the
+ * processor's _UID, or a Processor object's ID, through acpi_get_cpuid()).
+ */
+static int tb_cs_acpi_cpu(struct acpi_device *adev)
+{
+	struct acpi_buffer buf = { ACPI_ALLOCATE_BUFFER, NULL };
+	union acpi_object *obj;
+	unsigned long long uid;
+	acpi_object_type type;
+	struct acpi_device *pdev;
+	acpi_handle parent;
+	int cpu, decl;
+	u32 id;
+
+	if (ACPI_FAILURE(acpi_get_parent(adev->handle, &parent)) ||
+	    ACPI_FAILURE(acpi_get_type(parent, &type)))
+		return -ENODEV;
+	if (type == ACPI_TYPE_PROCESSOR) {
+		if (ACPI_FAILURE(acpi_evaluate_object(parent, NULL, NULL, &buf)))
+			return -ENODEV;
+		obj = buf.pointer;
+		id = obj->processor.proc_id;
+		ACPI_FREE(buf.pointer);
+		decl = 0;
+	} else {
+		pdev = acpi_fetch_acpi_dev(parent);
+		if (!pdev || strcmp(acpi_device_hid(pdev), ACPI_PROCESSOR_DEVICE_HID) ||
+		    ACPI_FAILURE(acpi_evaluate_integer(parent, METHOD_NAME__UID, NULL, &uid)))
+			return -ENODEV;
+		id = uid;
+		decl = 1;
+	}
+	cpu = acpi_get_cpuid(parent, decl, id);
+	return cpu >= 0 && cpu < nr_cpu_ids ? cpu : -ENODEV;
+}
+
+/*
+ * A CTI described with the ETM's ID, ARMHC500 (as some firmware does): the
+ * trigger bindings' properties (bindings/arm/arm,coresight-cti.yaml).
+ */
+static bool tb_cs_acpi_is_cti(struct acpi_device *adev)
+{
+	struct fwnode_handle *fw = acpi_fwnode_handle(adev);
+
+	return fwnode_property_present(fw, "arm,coresight-cti-v8-arch") ||
+	       fwnode_property_present(fw, "arm,cs-dev-assoc");
+}
+
+/* adev's first memory resource, mapped; NULL if none. */
+static void __iomem *tb_cs_acpi_ioremap(struct acpi_device *adev)
+{
+	struct resource_entry *e;
+	void __iomem *base = NULL;
+	LIST_HEAD(res);
+
+	if (acpi_dev_get_resources(adev, &res, NULL, NULL) < 0)
+		return NULL;
+	list_for_each_entry(e, &res, node)
+		if (resource_type(e->res) == IORESOURCE_MEM) {
+			base = tb_cs_map(e->res->start);
+			break;
+		}
+	acpi_dev_free_resource_list(&res);
+	return base;
+}
+
+static struct device *tb_cs_acpi_device(struct acpi_device *adev)
+{
+#ifdef CONFIG_ARM_AMBA
+	struct device *dev = bus_find_device_by_acpi_dev(&amba_bustype, adev);
+
+	if (dev)
+		return dev;
+#endif
+	return bus_find_device_by_acpi_dev(&platform_bus_type, adev);
+}
+
+/* Component adev of kind, if usable; the properties as the drivers read them. */
+static void tb_cs_acpi_add(struct tb_cs_found *f, struct acpi_device *adev,
+			   enum tb_cs_kind kind, unsigned int max)
+{
+	struct fwnode_handle *fw = acpi_fwnode_handle(adev);
+	struct acpi_buffer path = { ACPI_ALLOCATE_BUFFER, NULL };
+	struct tb_cs_desc *d;
+	int cpu;
+
+	if (f->plat.nr_comps >= max || tb_cs_acpi_index(f, adev) >= 0)
+		return;
+	d = &f->comps[f->plat.nr_comps];
+	memset(d, 0, sizeof(*d));
+	d->kind = kind;
+	if (kind == TB_CS_KIND_ETM) {
+		if (tb_cs_acpi_is_cti(adev))
+			return;
+		cpu = tb_cs_acpi_cpu(adev);
+		if (cpu < 0)
+			return;		/* a CPU this kernel does not run */
+		d->cpu = cpu;
+	}
+	if (kind != TB_CS_KIND_STATIC) {
+		d->c.base = f->acpi_map ? f->acpi_map(adev) : tb_cs_acpi_ioremap(adev);
+		if (!d->c.base)
+			return;
+	}
+	/* coresight-tmc-core.c, -etm4x-core.c, coresight-core.c read these so. */
+	d->scatter_gather = fwnode_property_present(fw, "arm,scatter-gather");
+	d->skip_power_up = fwnode_property_present(fw, "qcom,skip-power-up");
+	d->loses_context = fwnode_property_present(fw, "arm,coresight-loses-context-with-cpu");
+	d->max_burst_set = !fwnode_property_read_u32(fw, "arm,max-burst-size", &d->max_burst);
+	d->c.dev = tb_cs_acpi_device(adev);
+	if (ACPI_SUCCESS(acpi_get_name(adev->handle, ACPI_FULL_PATHNAME, &path))) {
+		d->c.name = kstrdup(path.pointer, GFP_KERNEL);
+		ACPI_FREE(path.pointer);
+	}
+	f->adevs[f->plat.nr_comps++] = adev;
+}
+
+/*
+ * The CoreSight graph of component i's _DSD: its output links, as
+ * coresight-platform.c's acpi_coresight_parse_graph() reads them. _DSD
+ * holds { UUID, Package } pairs; the ACPI graph's package is { Revision
+ * 0, NumberOfGraphs 1, Graph }, the graph { GraphID, the CoreSight graph
+ * UUID, NumberOfLinks, Link... } and a link { SourcePort,
+ * DestinationPort, DestinationDevice, DirectionOfFlow (1: output) }.
+ */
+static void tb_cs_acpi_conns(struct tb_cs_found *f, unsigned int i, unsigned int max)
+{
+	struct acpi_buffer buf = { ACPI_ALLOCATE_BUFFER, NULL };
+	const union acpi_object *dsd, *graphs = NULL, *g, *l;
+	unsigned int k, n;
+	int dst;
+
+	if (ACPI_FAILURE(acpi_evaluate_object_typed(f->adevs[i]->handle, "_DSD", NULL, &buf,
+						    ACPI_TYPE_PACKAGE)))
+		return;
+	dsd = buf.pointer;
+	for (k = 0; k + 1 < dsd->package.count; k += 2) {
+		const union acpi_object *u = &dsd->package.elements[k];
+
+		if (u->type == ACPI_TYPE_BUFFER && u->buffer.length == 16 &&
+		    guid_equal((guid_t *)u->buffer.pointer, &tb_cs_acpi_graph_guid) &&
+		    dsd->package.elements[k + 1].type == ACPI_TYPE_PACKAGE) {
+			graphs = &dsd->package.elements[k + 1];
+			break;
+		}
+	}
+	/* Revision 0, one graph (acpi_validate_dsd_graph()) */
+	if (!graphs || graphs->package.count != 3 ||
+	    graphs->package.elements[0].type != ACPI_TYPE_INTEGER ||
+	    graphs->package.elements[0].integer.value != 0 ||
+	    graphs->package.elements[1].type != ACPI_TYPE_INTEGER ||
+	    graphs->package.elements[1].integer.value != 1)
+		goto out;
+	g = &graphs->package.elements[2];
+	if (g->type != ACPI_TYPE_PACKAGE || g->package.count < 3 ||
+	    g->package.elements[1].type != ACPI_TYPE_BUFFER ||
+	    g->package.elements[1].buffer.length != 16 ||
+	    !guid_equal((guid_t *)g->package.elements[1].buffer.pointer,
+			&tb_cs_acpi_cs_graph_guid) ||
+	    g->package.elements[2].type != ACPI_TYPE_INTEGER)
+		goto out;
+	n = g->package.elements[2].integer.value;
+	if (g->package.count != n + 3)
+		goto out;	/* acpi_validate_coresight_graph() */
+	for (k = 0; k < n; k++) {
+		const union acpi_object *fl;
+		struct acpi_device *r;
+
+		l = &g->package.elements[3 + k];
+		if (l->type != ACPI_TYPE_PACKAGE || l->package.count != 4)
+			continue;
+		fl = l->package.elements;
+		if (fl[0].type != ACPI_TYPE_INTEGER || fl[1].type != ACPI_TYPE_INTEGER ||
+		    fl[2].type != ACPI_TYPE_LOCAL_REFERENCE || fl[3].type != ACPI_TYPE_INTEGER ||
+		    fl[3].integer.value != TB_CS_ACPI_LINK_MASTER)
+			continue;
+		r = acpi_fetch_acpi_dev(fl[2].reference.handle);
+		dst = r ? tb_cs_acpi_index(f, r) : -1;
+		if (dst < 0 || f->plat.nr_conns >= max)
+			continue;	/* a TPIU, STM, CATU...: not a way we use */
+		f->conns[f->plat.nr_conns++] = (struct tb_cs_conn){
+			.src = i, .src_port = fl[0].integer.value,
+			.dst = dst, .dst_port = fl[1].integer.value,
+		};
+	}
+out:
+	ACPI_FREE(buf.pointer);
+}
+
+struct tb_cs_acpi_walk {
+	struct tb_cs_found *f;
+	int kind;			/* index into tb_cs_acpi_kinds; -1: count */
+	unsigned int n, max;
+};
+
+static acpi_status tb_cs_acpi_visit(acpi_handle h, u32 level, void *ctx, void **ret)
+{
+	struct tb_cs_acpi_walk *w = ctx;
+	struct acpi_device *adev = acpi_fetch_acpi_dev(h);
+	int t;
+
+	if (!adev || !tb_cs_acpi_usable(w->f, adev))
+		return AE_OK;
+	t = tb_cs_acpi_kind(adev);
+	if (t < 0)
+		return AE_OK;
+	if (w->kind < 0)
+		w->n++;
+	else if (t == w->kind)
+		tb_cs_acpi_add(w->f, adev, tb_cs_acpi_kinds[t].kind, w->max);
+	return AE_OK;
+}
+
+static void tb_cs_acpi_walk(struct tb_cs_found *f, struct tb_cs_acpi_walk *w)
+{
+	acpi_walk_namespace(ACPI_TYPE_DEVICE, f->acpi_root ? f->acpi_root->handle :
+			    ACPI_ROOT_OBJECT, ACPI_UINT32_MAX, tb_cs_acpi_visit, NULL, w, NULL);
+}
+
+/*
+ * ACPI: every present ETMv4, funnel, replicator and TMC device (under
+ * f->acpi_root, if given), and the ATB graph between them from their _DSD
+ * CoreSight graphs. Each ETM's path and sink are chosen at probe.
+ */
+static int tb_cs_discover_acpi(struct tb_cs_found *f)
+{
+	struct tb_cs_acpi_walk w = { .f = f, .kind = -1 };
+	unsigned int i, max_conns;
+
+	if (acpi_disabled)
+		return -ENODEV;
+	tb_cs_acpi_walk(f, &w);
+	if (!w.n)
+		return -ENODEV;
+	w.max = w.n;
+	max_conns = w.n * TB_CS_MAX_PORTS;
+	f->comps = kcalloc(w.n, sizeof(*f->comps), GFP_KERNEL);
+	f->conns = kcalloc(max_conns, sizeof(*f->conns), GFP_KERNEL);
+	f->adevs = kcalloc(w.n, sizeof(*f->adevs), GFP_KERNEL);
+	if (!f->comps || !f->conns || !f->adevs) {
+		kfree(f->adevs);
+		f->adevs = NULL;
+		return -ENOMEM;
+	}
+	for (w.kind = 0; w.kind < ARRAY_SIZE(tb_cs_acpi_kinds); w.kind++)
+		tb_cs_acpi_walk(f, &w);
+	for (i = 0; i < f->plat.nr_comps; i++)
+		tb_cs_acpi_conns(f, i, max_conns);
+	kfree(f->adevs);
+	f->adevs = NULL;
+	return f->plat.nr_comps ? 0 : -ENODEV;
+}
+#else
+static int tb_cs_discover_acpi(struct tb_cs_found *f)
+{
+	return -ENODEV;
+}
+#endif
+
 /*
  * Module parameters, for boards that describe nothing: each ETM at
  * etm_base[cpu] wired straight to the TMC at sink_base (no links: give
@@ -2735,7 +3078,7 @@ static void tb_cs_found_free(struct tb_cs_found *f)
 	for (i = 0; f->comps && i < f->plat.nr_comps; i++) {
 		struct tb_cs_desc *d = &f->comps[i];
 
-		if (d->c.base && !f->of_map)
+		if (d->c.base && !f->of_map && !f->acpi_map)
 			iounmap(d->c.base);
 		put_device(d->c.dev);
 		if (!f->params)
@@ -2747,24 +3090,31 @@ static void tb_cs_found_free(struct tb_cs_found *f)
 }
 
 /*
- * An emulator whose SoC is in the device tree (p->of_root): its
- * components and their graph are found under that node exactly as on a
- * real machine (tb_cs_discover_of()), with the emulator's accessors and
- * of_map() standing in for ioremap(). Under tb_backends_lock.
+ * An emulator whose SoC is in the device tree (p->of_root) or the ACPI
+ * namespace (p->acpi_root): its components and their graph are found
+ * under that node exactly as on a real machine (tb_cs_discover_of(),
+ * tb_cs_discover_acpi()), with the emulator's accessors and of_map() or
+ * acpi_map() standing in for ioremap(). Under tb_backends_lock.
  */
 static const struct tb_cs_platform *tb_cs_emu_discover(const struct tb_cs_platform *p)
 {
 	struct tb_cs_found *f = &tb_cs_emu;
 	int ret;
 
-	if (!p->of_root)
+	if (!p->of_root && !p->acpi_root)
 		return p;
-	if (!p->of_map)
+	if ((p->of_root && !p->of_map) || (p->acpi_root && !p->acpi_map))
 		return ERR_PTR(-EINVAL);
 	memset(f, 0, sizeof(*f));
-	f->root = p->of_root;
-	f->of_map = p->of_map;
-	ret = tb_cs_discover_of(f);
+	if (p->acpi_root) {
+		f->acpi_root = p->acpi_root;
+		f->acpi_map = p->acpi_map;
+		ret = tb_cs_discover_acpi(f);
+	} else {
+		f->root = p->of_root;
+		f->of_map = p->of_map;
+		ret = tb_cs_discover_of(f);
+	}
 	if (ret) {
 		tb_cs_found_free(f);
 		return ERR_PTR(ret);
@@ -2798,12 +3148,19 @@ int tb_cs_init(void)
 	if (ret)
 		pr_warn("tracebuf: coresight: the tracebuf-cs driver: %d; components are not bound\n",
 			ret);
-	ret = nr_etm_base ? tb_cs_discover_params(f) : tb_cs_discover_of(f);
+	/* The firmware the kernel booted with: ACPI or the device tree. */
+	if (nr_etm_base)
+		ret = tb_cs_discover_params(f);
+	else if (!acpi_disabled)
+		ret = tb_cs_discover_acpi(f);
+	else
+		ret = tb_cs_discover_of(f);
 	if (ret) {
 		tb_cs_found_free(f);
 		return 0;	/* no CoreSight here: an emulator may come */
 	}
-	f->plat.name = nr_etm_base ? "module parameters" : "device tree";
+	f->plat.name = nr_etm_base ? "module parameters" : !acpi_disabled ? "ACPI" :
+		       "device tree";
 	f->plat.io = &tb_cs_mmio;
 	f->plat.comps = f->comps;
 	f->plat.conns = f->conns;

@@ -21,6 +21,7 @@
  * bound to another driver stays that driver's (coresight.c refuses it);
  * one that is not bound when tracebuf loads is bound by this driver then.
  */
+#include <linux/acpi.h>
 #include <linux/amba/bus.h>
 #include <linux/clk.h>
 #include <linux/device.h>
@@ -80,6 +81,25 @@ static const struct amba_id tb_cs_amba_ids[] = {
 	{ 0, 0 },
 };
 
+/*
+ * The ACPI IDs of the same components: those the kernel makes AMBA
+ * devices of (drivers/acpi/acpi_amba.c: amba_id_list; tracebuf has no
+ * TPIU, STM, CATU or debug driver). The amba bus still matches a device
+ * by its peripheral ID alone (drivers/amba/bus.c: amba_match()), as it
+ * does the kernel's drivers; the table is the driver's ACPI binding, what
+ * acpi_match_device() and device_get_match_data() see. tracebuf's ACPI
+ * discovery (coresight.c: tb_cs_acpi_kinds) also knows the static funnel
+ * and replicator, platform devices without registers to drive.
+ */
+static const struct acpi_device_id tb_cs_acpi_ids[] __maybe_unused = {
+	{ "ARMHC500" },		/* ETMv4 */
+	{ "ARMHC501" },		/* ETR */
+	{ "ARMHC97C" },		/* SoC-400 TMC, SoC-600 ETF/ETB */
+	{ "ARMHC98D" },		/* dynamic replicator */
+	{ "ARMHC9FF" },		/* dynamic funnel */
+	{ }
+};
+
 /* drvdata: the component's atclk (NULL: none), on while the device is active. */
 static int tb_cs_amba_probe(struct amba_device *adev, const struct amba_id *id)
 {
@@ -128,6 +148,7 @@ static struct amba_driver tb_cs_amba_driver = {
 		.name			= "tracebuf-cs",
 		.owner			= THIS_MODULE,
 		.pm			= &tb_cs_pm_ops,
+		.acpi_match_table	= ACPI_PTR(tb_cs_acpi_ids),
 		.suppress_bind_attrs	= true,
 	},
 	.probe		= tb_cs_amba_probe,

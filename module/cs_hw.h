@@ -19,6 +19,7 @@
 
 struct device;
 struct device_node;
+struct acpi_device;
 struct module;
 
 /* Every CoreSight component (management registers) */
@@ -368,6 +369,15 @@ struct tb_cs_platform {
 	 */
 	struct device_node *of_root;
 	void __iomem *(*of_map)(struct device_node *np);
+	/*
+	 * Or, for one whose SoC is in the ACPI namespace: tracebuf finds the
+	 * components under acpi_root (which need not be present: the OS
+	 * then made no device for any) and their _DSD graph as on an ACPI
+	 * server, and acpi_map(adev) gives a component's base instead of
+	 * ioremap() of its _CRS: NULL if the emulator has no such component.
+	 */
+	struct acpi_device *acpi_root;
+	void __iomem *(*acpi_map)(struct acpi_device *adev);
 };
 
 /*

@@ -238,7 +238,9 @@
 #define CSEMU_REPL_DEVTYPE	0x22	/* link, replicator */
 #define CSEMU_FUNNEL_HT_RESET	0x300	/* FUNCTL at reset: no port, hold time 3 */
 
-enum csemu_kind { CSEMU_KIND_ETM, CSEMU_KIND_TMC, CSEMU_KIND_FUNNEL, CSEMU_KIND_REPL };
+/* CSEMU_KIND_STATIC: a static funnel or replicator, no registers (ACPI topologies) */
+enum csemu_kind { CSEMU_KIND_ETM, CSEMU_KIND_TMC, CSEMU_KIND_FUNNEL, CSEMU_KIND_REPL,
+		  CSEMU_KIND_STATIC };
 
 enum csemu_state { CSEMU_DISABLED, CSEMU_RUNNING, CSEMU_STOPPED };
 
@@ -438,7 +440,8 @@ struct csemu_etm {
 	struct dentry *dir;
 };
 
-enum csemu_topo { CSEMU_TOPO_SHARED, CSEMU_TOPO_PERCPU, CSEMU_TOPO_JUNO, CSEMU_TOPO_MSM8916 };
+enum csemu_topo { CSEMU_TOPO_SHARED, CSEMU_TOPO_PERCPU, CSEMU_TOPO_JUNO, CSEMU_TOPO_MSM8916,
+		  CSEMU_TOPO_N1SDP };
 
 struct csemu_emu {
 	struct csemu_etm *etms;		/* by CPU (possible CPUs only) */
@@ -544,12 +547,23 @@ bool csemu_pa_freed(struct csemu_sink *k, u64 pa);
 struct device_node;
 int csemu_pwr_init(struct device_node *soc);
 int csemu_pwr_device(struct device_node *np, struct csemu_comp *c);
+struct acpi_device;
+int csemu_pwr_amba_device(const char *name, u64 base, u32 pid, struct device_node *np,
+			  struct acpi_device *companion, struct csemu_comp *c);
 bool csemu_pwr_ok(struct csemu_comp *c);
 void csemu_pwr_exit(struct csemu_comp *const *comps, unsigned int n);
 void csemu_pwr_debugfs(struct dentry *dir);
 
 /* csemu_topo.c */
 int csemu_build(void);
+void csemu_wire(struct csemu_comp *src, unsigned int sp, struct csemu_comp *dst,
+		unsigned int dp, bool describe);
+void csemu_link_init(struct csemu_link *l, enum csemu_kind kind, const char *name);
+
+/* csemu_acpi.c */
+int csemu_acpi_count(const char *soc);
+int csemu_build_acpi(void);
+void csemu_acpi_free(void);
 void csemu_dt_free(void);
 unsigned int csemu_dt_power_lost(void);
 void csemu_topology_debugfs(struct dentry *dir);

@@ -9,7 +9,7 @@
 
 static char *topology = "shared";
 module_param(topology, charp, 0444);
-MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's CoreSight (funnels, ETF, replicator, ETR) and msm8916: Qualcomm Snapdragon 410's (APSS funnel, funnel0, ETF, replicator port 0 to a flat ETR), both from the device tree the guest booted with");
+MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's CoreSight (funnels, ETF, replicator, ETR) and msm8916: Qualcomm Snapdragon 410's (APSS funnel, funnel0, ETF, replicator port 0 to a flat ETR), both from the device tree the guest booted with; n1sdp: Arm N1SDP's (static funnels, cluster ETFs, funnels, replicator, ETR) from the ACPI namespace (the arm64-acpi guest)");
 static char *sink_param = "etr";
 module_param_named(sink, sink_param, charp, 0444);
 MODULE_PARM_DESC(sink, "TMC configuration: etr, etf or etb (DEVID.CONFIG_TYPE)");
@@ -557,7 +557,7 @@ static int csemu_link_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "claim %u\n", claim);
 	if (l->c.kind == CSEMU_KIND_FUNNEL) {
 		seq_printf(m, "functl %u\n", functl);
-	} else {
+	} else if (l->c.kind == CSEMU_KIND_REPL) {
 		seq_printf(m, "idfilter0 %u\n", f0);
 		seq_printf(m, "idfilter1 %u\n", f1);
 	}
@@ -722,8 +722,10 @@ static int csemu_params(void)
 		csemu.topo = CSEMU_TOPO_JUNO;
 	} else if (topology && sysfs_streq(topology, "msm8916")) {
 		csemu.topo = CSEMU_TOPO_MSM8916;
+	} else if (topology && sysfs_streq(topology, "n1sdp")) {
+		csemu.topo = CSEMU_TOPO_N1SDP;
 	} else {
-		pr_err("tb_csemu: topology= must be shared, percpu, juno or msm8916\n");
+		pr_err("tb_csemu: topology= must be shared, percpu, juno, msm8916 or n1sdp\n");
 		return -EINVAL;
 	}
 	if (sink_param && sysfs_streq(sink_param, "etr")) {
@@ -847,6 +849,7 @@ static void csemu_free(void)
 	if (csemu.old_buf)
 		__free_pages(csemu.old_buf, CSEMU_OLD_BUF_ORDER);
 	csemu_dt_free();
+	csemu_acpi_free();
 	kfree(csemu.desc);
 	kfree(csemu.conns);
 	kvfree(csemu.links);

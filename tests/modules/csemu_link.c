@@ -58,6 +58,18 @@ void csemu_deliver(struct csemu_port to, u8 id, const u8 *data, size_t n,
 			csemu_deliver(c->out[i], id, data, n, depth + 1);
 		}
 		return;
+	case CSEMU_KIND_STATIC:
+		/*
+		 * No registers, nothing to enable: a static funnel merges its
+		 * inputs onto its one output, a static replicator sends all
+		 * to each output (coresight-funnel.c, coresight-replicator.c:
+		 * the static ones have no enable or filter).
+		 */
+		l = container_of(c, struct csemu_link, c);
+		l->passed += n;
+		for (i = 0; i < 2; i++)
+			csemu_deliver(c->out[i], id, data, n, depth + 1);
+		return;
 	case CSEMU_KIND_TMC:
 		k = container_of(c, struct csemu_sink, c);
 		if (csemu_etf_fifo(k)) {
@@ -91,6 +103,7 @@ bool csemu_capturing(struct csemu_port to, unsigned int depth)
 	case CSEMU_KIND_FUNNEL:
 		return csemu_capturing(c->out[0], depth + 1);
 	case CSEMU_KIND_REPL:
+	case CSEMU_KIND_STATIC:
 		return csemu_capturing(c->out[0], depth + 1) ||
 		       csemu_capturing(c->out[1], depth + 1);
 	case CSEMU_KIND_TMC:

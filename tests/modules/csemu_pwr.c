@@ -39,6 +39,7 @@
  * the power domain and enables apb_pclk when tracebuf's driver probes it,
  * and runtime PM does the rest. This module never enables them itself.
  */
+#include <linux/acpi.h>
 #include <linux/amba/bus.h>
 #include <linux/clk-provider.h>
 #include <linux/of.h>
@@ -234,22 +235,37 @@ static int csemu_pwr_override(struct amba_device *adev, const char *name)
  */
 int csemu_pwr_device(struct device_node *np, struct csemu_comp *c)
 {
-	struct amba_device *adev;
 	const __be32 *reg;
 	u64 base = 0;
 	u32 pid = 0;
-	int ret;
 
 	csemu_pwr_clocks(np, c);
 	reg = of_get_address(np, 0, NULL, NULL);
 	if (reg)
 		base = of_read_number(reg, of_n_addr_cells(np));
 	of_property_read_u32(np, "arm,primecell-periphid", &pid);
-	adev = amba_device_alloc(kbasename(np->full_name), base, SZ_4K);
+	return csemu_pwr_amba_device(kbasename(np->full_name), base, pid, np, NULL, c);
+}
+
+/*
+ * Component c as an AMBA device named name at base with peripheral ID
+ * pid, of DT node np or ACPI node companion (acpi_amba.c's
+ * amba_handler_attach() sets the companion so), for tracebuf's driver:
+ * bound when this returns, or an error.
+ */
+int csemu_pwr_amba_device(const char *name, u64 base, u32 pid, struct device_node *np,
+			  struct acpi_device *companion, struct csemu_comp *c)
+{
+	struct amba_device *adev;
+	int ret;
+
+	adev = amba_device_alloc(name, base, SZ_4K);
 	if (!adev)
 		return -ENOMEM;
 	adev->periphid = pid;
 	adev->dev.of_node = of_node_get(np);	/* put by amba_device_release() */
+	if (companion)
+		ACPI_COMPANION_SET(&adev->dev, companion);
 	adev->dev.coherent_dma_mask = DMA_BIT_MASK(32);
 	ret = csemu_pwr_override(adev, "tracebuf-cs");
 	if (ret) {

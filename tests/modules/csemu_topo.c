@@ -32,8 +32,8 @@ static struct tb_cs_desc *csemu_describe(struct csemu_comp *c, enum tb_cs_kind k
  * the emulator describes the topology to tracebuf itself (not a
  * device-tree SoC, which tracebuf finds on its own), the connection.
  */
-static void csemu_wire(struct csemu_comp *src, unsigned int sp, struct csemu_comp *dst,
-		       unsigned int dp, bool describe)
+void csemu_wire(struct csemu_comp *src, unsigned int sp, struct csemu_comp *dst,
+		unsigned int dp, bool describe)
 {
 	src->out[sp] = (struct csemu_port){ dst, dp };
 	if (describe)
@@ -42,7 +42,7 @@ static void csemu_wire(struct csemu_comp *src, unsigned int sp, struct csemu_com
 		};
 }
 
-static void csemu_link_init(struct csemu_link *l, enum csemu_kind kind, const char *name)
+void csemu_link_init(struct csemu_link *l, enum csemu_kind kind, const char *name)
 {
 	l->c.kind = kind;
 	l->c.locked = true;
@@ -68,7 +68,7 @@ static void csemu_reach(struct csemu_port to, unsigned int cpu, unsigned int dep
 			csemu.etms[cpu].sink = k;
 	}
 	csemu_reach(c->out[0], cpu, depth + 1);
-	if (c->kind == CSEMU_KIND_REPL)
+	if (c->kind == CSEMU_KIND_REPL || c->kind == CSEMU_KIND_STATIC)
 		csemu_reach(c->out[1], cpu, depth + 1);
 }
 
@@ -489,8 +489,8 @@ static void csemu_topology_wires(struct seq_file *m, const struct csemu_comp *c)
 /*
  * debugfs topology: the emulated SoC as wired, one line per component and
  * per ATB wire ("etm NAME CPU", "tmc NAME etr|etf|etb", "funnel NAME",
- * "replicator NAME", "wire SRC PORT DST PORT"), for tests to compare
- * with the device tree (tests/guest/cs_dt.c). What tracebuf made of it
+ * "replicator NAME", "static NAME", "wire SRC PORT DST PORT"), for
+ * tests to compare with the firmware (tests/guest/cs_dt.c). What tracebuf made of it
  * is its own debugfs tracebuf/coresight_paths.
  */
 static int csemu_topology_show(struct seq_file *m, void *v)
@@ -509,8 +509,10 @@ static int csemu_topology_show(struct seq_file *m, void *v)
 		csemu_topology_wires(m, &k->c);
 	}
 	for (i = 0; i < csemu.nr_links; i++) {
-		seq_printf(m, "%s %s\n", csemu.links[i].c.kind == CSEMU_KIND_REPL ?
-			   "replicator" : "funnel", csemu.links[i].c.name);
+		enum csemu_kind kind = csemu.links[i].c.kind;
+
+		seq_printf(m, "%s %s\n", kind == CSEMU_KIND_REPL ? "replicator" :
+			   kind == CSEMU_KIND_STATIC ? "static" : "funnel", csemu.links[i].c.name);
 		csemu_topology_wires(m, &csemu.links[i].c);
 	}
 	for_each_possible_cpu(cpu) {
@@ -532,6 +534,7 @@ int csemu_build(void)
 	int ret;
 
 	switch (csemu.topo) {
+	case CSEMU_TOPO_N1SDP:
 	case CSEMU_TOPO_JUNO:
 	case CSEMU_TOPO_MSM8916:
 		/* Firmware properties: what the device tree says, not knobs. */
@@ -539,7 +542,10 @@ int csemu_build(void)
 			pr_err("tb_csemu: skip_power_up=, loses_context= and max_burst= stand for firmware properties: with a device-tree topology, put them in the device tree\n");
 			return -EINVAL;
 		}
-		ret = csemu_dt_count(csemu.topo == CSEMU_TOPO_JUNO ? "juno" : "msm8916");
+		if (csemu.topo == CSEMU_TOPO_N1SDP)
+			ret = csemu_acpi_count("n1sdp");
+		else
+			ret = csemu_dt_count(csemu.topo == CSEMU_TOPO_JUNO ? "juno" : "msm8916");
 		if (ret)
 			return ret;
 		break;
@@ -568,6 +574,9 @@ int csemu_build(void)
 	case CSEMU_TOPO_JUNO:
 	case CSEMU_TOPO_MSM8916:
 		ret = csemu_build_dt();
+		break;
+	case CSEMU_TOPO_N1SDP:
+		ret = csemu_build_acpi();
 		break;
 	default:
 		ret = csemu_build_flat();
