@@ -7,6 +7,8 @@
 #   make check-quick     unit tests and the x86_64 6.1 guest only
 #   make check-kcsan     the data-ring and lifetime tests on an x86_64 KCSAN
 #                        kernel (opt-in, not part of make check)
+#   make check-acpi      the CoreSight tests on an arm64 guest booted with UEFI
+#                        and ACPI (an ACPI server's topology; opt-in)
 #   make demo            in a guest: modprobe, record; on the host: decode, a call trace
 #   make bench           data ring vs BPF ringbuf/perfbuf, AUX drain, from a guest (numbers)
 #   make lint            checkpatch --strict and sparse; silent when clean
@@ -80,6 +82,12 @@ check-quick:
 check-kcsan:
 	@bash tests/harness/deps.sh --quick
 	@bash tests/run.sh --kcsan
+
+.PHONY: check-acpi
+check-acpi:
+	@bash tests/harness/deps.sh --quick
+	@bash tests/harness/kernels.sh arm64-6.1
+	@bash tests/run.sh --acpi
 
 demo:
 	@bash tests/harness/deps.sh --quick

@@ -11,17 +11,22 @@
 #   tests/run.sh --kcsan    only the KCSAN guest (make check-kcsan): the
 #                           data-ring and lifetime tests and pt_aux on an
 #                           x86_64 kernel with KCSAN (not part of make check)
+#   tests/run.sh --acpi     only the arm64 guest booted with UEFI and ACPI
+#                           (make check-acpi): the CoreSight tests of an
+#                           ACPI server's topology (not part of make check)
 set -uo pipefail
 . "$(dirname "$0")/harness/lib.sh"
 
 quick=0
 kcsan=0
+acpi=0
 configs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1; shift ;;
 	--config) configs+=("$2"); shift 2 ;;
 	--kcsan) kcsan=1; configs=(x86_64-kcsan); shift ;;
+	--acpi) acpi=1; configs=(arm64-acpi); shift ;;
 	*) tb_die "unknown option $1" ;;
 	esac
 done
@@ -29,6 +34,9 @@ done
 # arguments): the data ring from every context, wakeups, markers, the
 # lifetimes, hotplug, the PT backend and the adversarial suite.
 KCSAN_TESTS="ring_stress wakeups read_markers lifetime hotplug pt_aux adversary"
+# The tests the ACPI guest runs: loading, and the CoreSight tests that
+# have an ACPI part (N1SDP's topology from the namespace: cs_dt, cs_aux).
+ACPI_TESTS="modload cs_dt cs_aux"
 if [ ${#configs[@]} -eq 0 ]; then
 	if [ $quick = 1 ]; then
 		configs=(x86_64-6.1)
@@ -39,6 +47,7 @@ fi
 
 out=$TB_TOP/build/results
 [ $kcsan = 1 ] && out=$TB_TOP/build/results-kcsan
+[ $acpi = 1 ] && out=$TB_TOP/build/results-acpi
 rm -rf "$out"
 mkdir -p "$out"
 log=$out/results.txt
@@ -60,8 +69,8 @@ collect() { # filter: pass result lines through, keep them, show the rest
 	done
 }
 
-# Steps 1-3 (not with --kcsan, which runs only its guest).
-if [ $kcsan = 0 ]; then
+# Steps 1-3 (not with --kcsan or --acpi, which run only their guest).
+if [ $kcsan = 0 ] && [ $acpi = 0 ]; then
 # 1. Native unit tests.
 echo "== unit tests"
 make -s -C "$TB_TOP/tests/unit" check O="$TB_TOP/build/unit" 2>&1 | collect
@@ -138,7 +147,10 @@ for cfg in "${configs[@]}"; do
 	fi
 
 	plan=$out/$cfg.plan
-	awk -v c="$cfg" -v only="$([ "$cfg" = x86_64-kcsan ] && echo "$KCSAN_TESTS")" '
+	only=
+	[ "$cfg" = x86_64-kcsan ] && only=$KCSAN_TESTS
+	[ "$cfg" = arm64-acpi ] && only=$ACPI_TESTS
+	awk -v c="$cfg" -v only="$only" '
 	!/^[[:space:]]*#/ && NF >= 3 {
 		n = split($3, cs, ","); ok = 0
 		if (only != "") {

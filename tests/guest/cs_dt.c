@@ -525,6 +525,187 @@ static void test_soc(const char *soc, const char *const *paths)
 }
 
 /*
+ * ACPI (the arm64-acpi guest, tests/harness/acpi.sh): Arm N1SDP's
+ * CoreSight in the SSDT the guest booted with (tests/harness/acpi/
+ * n1sdp.asl, from edk2-platforms' N1Sdp Dsdt.asl), under \_SB_.N1SD,
+ * which is not present. sysfs shows each ACPI device's path, hardware
+ * ID, _UID and _STA (drivers/acpi/device_sysfs.c), not its _DSD graph:
+ * the components are compared with what tb_csemu says, the graph through
+ * each CPU's path, port by port, against the real N1SDP's (from its
+ * DSDT: ETM -> cluster static funnel SFN0/SFN1 -> cluster ETF0/ETF1 ->
+ * funnel FUN port 0/1 -> master funnel MFUN port 0 -> replicator REP
+ * port 1 -> ETR), in tb_csemu's wires and in the paths tracebuf built
+ * from the namespace on its own.
+ */
+#define ACPI_DEVS "/sys/bus/acpi/devices"
+#define N1SD "\\_SB_.N1SD."
+
+static const char *const n1sdp_paths[] = {
+	N1SD "CP00.ETM0.0>" N1SD "SFN0:0.0>" N1SD "ETF0:0.0>" N1SD "FUN_:0.0>" N1SD
+	"MFUN:0.0>" N1SD "REP_:0.1>" N1SD "ETR_:0",
+	N1SD "CP02.ETM2.0>" N1SD "SFN1:0.0>" N1SD "ETF1:0.0>" N1SD "FUN_:1.0>" N1SD
+	"MFUN:0.0>" N1SD "REP_:0.1>" N1SD "ETR_:0",
+};
+
+/* sysfs attribute dir/name's first line, or -1. */
+static int attr(const char *dir, const char *name, char *buf, int size)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	pf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, size, f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* The ACPI device at namespace path p: its sysfs directory, or -1. */
+static int acpi_dev(const char *p, char *out, size_t size)
+{
+	char dir[PATH_MAX], path[256];
+	struct dirent *d;
+	DIR *dd = opendir(ACPI_DEVS);
+	int ret = -1;
+
+	while (dd && (d = readdir(dd))) {
+		if (d->d_name[0] == '.')
+			continue;
+		pf(dir, sizeof(dir), ACPI_DEVS "/%s", d->d_name);
+		if (!attr(dir, "path", path, sizeof(path)) && !strcmp(path, p)) {
+			pf(out, size, "%s", dir);
+			ret = 0;
+			break;
+		}
+	}
+	if (dd)
+		closedir(dd);
+	return ret;
+}
+
+/* The guest CPU whose processor has _UID uid (cpuN/firmware_node/uid), or -1. */
+static int cpu_of_uid(const char *uid)
+{
+	char dir[PATH_MAX], u[64];
+	int cpu;
+
+	for (cpu = 0; cpu < 64; cpu++) {
+		pf(dir, sizeof(dir), "/sys/devices/system/cpu/cpu%d/firmware_node", cpu);
+		if (!attr(dir, "uid", u, sizeof(u)) && !strcmp(u, uid))
+			return cpu;
+	}
+	return -1;
+}
+
+/*
+ * The components under \_SB_.N1SD as the namespace gives them: present
+ * (_STA bit 0, or no _STA), by hardware ID (drivers/acpi/acpi_amba.c,
+ * coresight-funnel.c, coresight-replicator.c), an ETM's CPU its parent
+ * processor's, a TMC's configuration from its name (N1SDP's ETFn, ETR).
+ */
+static int acpi_lines(struct lines *out)
+{
+	char dir[PATH_MAX], pdir[PATH_MAX], path[256], hid[16], st[16], uid[64], *dot;
+	struct dirent *d;
+	DIR *dd = opendir(ACPI_DEVS);
+	int cpu;
+
+	if (!dd)
+		return -1;
+	while ((d = readdir(dd))) {
+		if (d->d_name[0] == '.')
+			continue;
+		pf(dir, sizeof(dir), ACPI_DEVS "/%s", d->d_name);
+		if (attr(dir, "path", path, sizeof(path)) || strncmp(path, N1SD, strlen(N1SD)) ||
+		    attr(dir, "hid", hid, sizeof(hid)))
+			continue;
+		if (!attr(dir, "status", st, sizeof(st)) && !(strtoul(st, NULL, 0) & 1))
+			continue;
+		if (!strcmp(hid, "ARMHC500")) {
+			pf(pdir, sizeof(pdir), "%s", path);
+			dot = strrchr(pdir, '.');
+			if (!dot)
+				continue;
+			*dot = 0;
+			cpu = -1;
+			if (!acpi_dev(pdir, pdir, sizeof(pdir)) && !attr(pdir, "uid", uid, sizeof(uid)))
+				cpu = cpu_of_uid(uid);
+			if (cpu >= 0)
+				add(out, "etm %s %d", path, cpu);
+		} else if (!strcmp(hid, "ARMHC97C")) {
+			const char *n = path + strlen(N1SD);
+
+			add(out, "tmc %s %s", path, !strncmp(n, "ETF", 3) ? "etf" :
+			    !strncmp(n, "ETB", 3) ? "etb" : "etr");
+		} else if (!strcmp(hid, "ARMHC9FF")) {
+			add(out, "funnel %s", path);
+		} else if (!strcmp(hid, "ARMHC98D")) {
+			add(out, "replicator %s", path);
+		} else if (!strcmp(hid, "ARMHC9FE") || !strcmp(hid, "ARMHC985")) {
+			add(out, "static %s", path);
+		}
+	}
+	closedir(dd);
+	return 0;
+}
+
+static void test_acpi_soc(const char *soc, const char *const *paths)
+{
+	struct lines fw = { 0 }, emu = { 0 }, comps = { 0 };
+	char acc[1024], want[1024];
+	int i, j, k, cpu;
+
+	TBT_CHECK(acpi_lines(&fw) == 0, "read " ACPI_DEVS);
+	TBT_CHECK(fw.n > 4, "%s: %d components under " N1SD " in the namespace", soc, fw.n);
+	TBT_CHECK(emu_load(soc) == 0, "modprobe tb_csemu topology=%s", soc);
+	TBT_CHECK(file_lines(CSEMU "/topology", &emu) == 0, "read " CSEMU "/topology");
+	for (i = 0; i < emu.n; i++) {
+		printf("#   %s\n", emu.l[i]);
+		if (strncmp(emu.l[i], "wire ", 5))
+			add(&comps, "%s", emu.l[i]);
+	}
+	qsort(fw.l, fw.n, sizeof(fw.l[0]), cmp);
+	qsort(comps.l, comps.n, sizeof(comps.l[0]), cmp);
+	printf("# %s: the namespace has %d components, tb_csemu %d\n", soc, fw.n, comps.n);
+	for (i = j = 0; i < fw.n || j < comps.n;) {
+		k = i >= fw.n ? 1 : j >= comps.n ? -1 : strcmp(fw.l[i], comps.l[j]);
+		if (k < 0)
+			TBT_CHECK(0, "%s: the namespace has \"%s\", tb_csemu does not", soc, fw.l[i++]);
+		else if (k > 0)
+			TBT_CHECK(0, "%s: tb_csemu has \"%s\", the namespace does not", soc,
+				  comps.l[j++]);
+		else
+			i++, j++;
+	}
+	for (cpu = 0; cpu < 2; cpu++) {
+		cpu_path(&emu, cpu, acc, sizeof(acc));
+		printf("# %s cpu%d: %s\n", soc, cpu, acc);
+		TBT_CHECK(!strcmp(acc, paths[cpu]), "%s cpu%d: the path is not the real N1SDP's (%s)",
+			  soc, cpu, paths[cpu]);
+	}
+	clear(&emu);
+	TBT_CHECK(file_lines(TB_PATHS, &emu) == 0, "read " TB_PATHS);
+	for (cpu = 0; cpu < 2; cpu++) {
+		pf(want, sizeof(want), "cpu%d %s", cpu, paths[cpu]);
+		for (i = 0; i < emu.n && strcmp(emu.l[i], want); i++)
+			;
+		printf("# %s: tracebuf's cpu%d: %s\n", soc, cpu,
+		       cpu < emu.n ? emu.l[cpu] : "(none)");
+		TBT_CHECK(i < emu.n, "%s cpu%d: tracebuf's own path (" TB_PATHS ") is not the real N1SDP's (%s)",
+			  soc, cpu, paths[cpu]);
+	}
+	TBT_CHECK(emu.n == 2, "%s: tracebuf has paths for %d CPUs, not 2", soc, emu.n);
+	tbt_rmmod("tb_csemu");
+	clear(&fw);
+	clear(&emu);
+	clear(&comps);
+}
+
+/*
  * Devices made for the boards' components (their of_node under a
  * /csemu-* container) on the amba and platform buses, and how many of
  * those have a driver bound.
@@ -551,13 +732,20 @@ static int board_devices(int *bound)
 				continue;
 			pf(path, sizeof(path), "/sys/bus/%s/devices/%s/of_node", buses[b], d->d_name);
 			n = readlink(path, link, sizeof(link) - 1);
-			if (n <= 0)
-				continue;
-			link[n] = 0;
-			c = strstr(link, "/csemu-");
-			/* The container itself may be a device; its children are the components. */
-			if (!c || !strchr(c + 1, '/'))
-				continue;
+			if (n > 0) {
+				link[n] = 0;
+				c = strstr(link, "/csemu-");
+				/* The container itself may be a device; its children are the components. */
+				if (!c || !strchr(c + 1, '/'))
+					continue;
+			} else {
+				/* ACPI: a device of a node under \_SB_.N1SD */
+				pf(path, sizeof(path), "/sys/bus/%s/devices/%s/firmware_node",
+				   buses[b], d->d_name);
+				if (attr(path, "path", link, sizeof(link)) ||
+				    strncmp(link, N1SD, strlen(N1SD)))
+					continue;
+			}
 			found++;
 			pf(path, sizeof(path), "/sys/bus/%s/devices/%s/driver", buses[b], d->d_name);
 			n = readlink(path, link, sizeof(link) - 1);
@@ -610,8 +798,13 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "--print"))
 		return print_mode(argv[2], argv[3]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	test_soc("juno", juno_paths);
-	test_soc("msm8916", msm8916_paths);
+	if (access(dtroot, F_OK)) {
+		/* No device tree: the kernel booted with ACPI. */
+		test_acpi_soc("n1sdp", n1sdp_paths);
+	} else {
+		test_soc("juno", juno_paths);
+		test_soc("msm8916", msm8916_paths);
+	}
 	test_unbound();
 	return tbt_done();
 }
