@@ -20,6 +20,11 @@
  *    maps no address: no MMIO reaches them), none of their modules was
  *    loaded on its own, and loading them binds nothing.
  *
+ * Booted with ACPI (no /proc/device-tree: the arm64-acpi guest), the
+ * same for topology=n1sdp, Arm N1SDP's CoreSight in the SSDT the guest
+ * booted with (test_acpi_soc(): the namespace in sysfs holds no _DSD
+ * graph, so the graph is checked through the paths).
+ *
  *   cs_dt                      the guest test
  *   cs_dt --print DTROOT SOC   prints what DTROOT (a /proc/device-tree-like
  *                              tree: dtc -O fs) says, and the paths
