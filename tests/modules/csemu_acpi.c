@@ -132,19 +132,28 @@ static acpi_status csemu_acpi_find_soc(acpi_handle h, u32 level, void *ctx, void
 	return AE_CTRL_TERMINATE;
 }
 
+/* The SoC's nodes of our kinds, in namespace order (the walk only collects). */
 struct csemu_acpi_walk {
-	int pass;			/* -1: count */
-	int ret;
-	unsigned int s, l;
-	cpumask_t have;
+	struct acpi_device *adev[CSEMU_DT_MAX];
+	unsigned int n;
 };
+
+static acpi_status csemu_acpi_collect(acpi_handle h, u32 level, void *ctx, void **retp)
+{
+	struct csemu_acpi_walk *w = ctx;
+	struct acpi_device *adev = acpi_fetch_acpi_dev(h);
+
+	if (adev && adev->status.present && csemu_acpi_kind(adev) != A_OTHER &&
+	    w->n < CSEMU_DT_MAX)
+		w->adev[w->n++] = adev;
+	return AE_OK;
+}
 
 static int csemu_acpi_add(struct acpi_device *adev, struct csemu_comp *c, u32 pid)
 {
 	struct resource_entry *e;
 	LIST_HEAD(res);
 	u64 base = 0;
-	int ret;
 
 	if (csemu_acpi->n >= CSEMU_DT_MAX)
 		return -E2BIG;
@@ -160,92 +169,71 @@ static int csemu_acpi_add(struct acpi_device *adev, struct csemu_comp *c, u32 pi
 			}
 		acpi_dev_free_resource_list(&res);
 	}
-	ret = csemu_pwr_amba_device(dev_name(&adev->dev), base, pid, NULL, adev, c);
-	return ret;
+	return csemu_pwr_amba_device(dev_name(&adev->dev), base, pid, NULL, adev, c);
 }
 
-static acpi_status csemu_acpi_visit(acpi_handle h, u32 level, void *ctx, void **retp)
+/* Node adev as a component, if it is one of pass's (TMCs: ETRs, then the others; links; ETMs). */
+static int csemu_acpi_build_one(struct acpi_device *adev, int pass, unsigned int *s,
+				unsigned int *l)
 {
-	struct csemu_acpi_walk *w = ctx;
-	struct acpi_device *adev = acpi_fetch_acpi_dev(h);
 	struct acpi_buffer path = { sizeof(((struct csemu_comp *)0)->name), NULL };
 	char name[sizeof(((struct csemu_comp *)0)->name)];
+	int kind = csemu_acpi_kind(adev), cpu, ret = 0;
 	struct csemu_sink *k;
 	struct csemu_link *lk;
 	struct csemu_etm *e;
-	int kind, cpu, ret = 0;
 
-	if (!adev || !adev->status.present)
-		return AE_OK;
-	kind = csemu_acpi_kind(adev);
-	if (kind == A_OTHER)
-		return AE_OK;
-	cpu = kind == A_ETM ? csemu_acpi_cpu(adev) : -1;
-	if (w->pass < 0) {
-		if (kind == A_ETM && cpu >= 0 && cpu < nr_cpu_ids)
-			cpumask_set_cpu(cpu, &w->have);
-		else if (kind == A_TMC)
-			csemu.nr_sinks++;
-		else if (kind != A_ETM)
-			csemu.nr_links++;
-		return AE_OK;
-	}
-	/* TMCs (ETRs, then the others), links, ETMs, as for the device tree. */
-	if ((w->pass == 0 && (kind != A_TMC ||
-			      csemu_acpi_tmc_type(adev) != TRACEBUF_CS_SINK_ETR)) ||
-	    (w->pass == 1 && (kind != A_TMC ||
-			      csemu_acpi_tmc_type(adev) == TRACEBUF_CS_SINK_ETR)) ||
-	    (w->pass == 2 && kind != A_FUNNEL && kind != A_REPL && kind != A_STATIC) ||
-	    (w->pass == 3 && kind != A_ETM))
-		return AE_OK;
+	if ((pass == 0 && (kind != A_TMC || csemu_acpi_tmc_type(adev) != TRACEBUF_CS_SINK_ETR)) ||
+	    (pass == 1 && (kind != A_TMC || csemu_acpi_tmc_type(adev) == TRACEBUF_CS_SINK_ETR)) ||
+	    (pass == 2 && kind != A_FUNNEL && kind != A_REPL && kind != A_STATIC) ||
+	    (pass == 3 && kind != A_ETM))
+		return 0;
 	path.pointer = name;
-	if (ACPI_FAILURE(acpi_get_name(h, ACPI_FULL_PATHNAME, &path)))
+	if (ACPI_FAILURE(acpi_get_name(adev->handle, ACPI_FULL_PATHNAME, &path)))
 		strscpy(name, acpi_device_bid(adev), sizeof(name));
 	switch (kind) {
 	case A_TMC:
-		k = &csemu.sinks[w->s];
-		ret = csemu_sink_init(k, w->s, csemu_acpi_tmc_type(adev), name, false);
+		k = &csemu.sinks[*s];
+		ret = csemu_sink_init(k, *s, csemu_acpi_tmc_type(adev), name, false);
+		(*s)++;
 		if (ret)
-			break;
+			return ret;
 		/* DEVID.NOSCAT unless the firmware allows scatter-gather */
 		if (!fwnode_property_present(acpi_fwnode_handle(adev), "arm,scatter-gather"))
 			k->sg_ok = false;
 		ret = csemu_acpi_add(adev, &k->c, CSEMU_PID_TMC);
-		if (!ret) {
-			k->dev = k->c.dev;
-			ret = csemu_dma_attach(k->dev);
-		}
-		w->s++;
-		break;
+		if (ret)
+			return ret;
+		/* Its DMA through the device tracebuf binds. */
+		k->dev = k->c.dev;
+		return csemu_dma_attach(k->dev);
 	case A_FUNNEL:
 	case A_REPL:
 	case A_STATIC:
-		lk = &csemu.links[w->l++];
+		lk = &csemu.links[(*l)++];
 		csemu_link_init(lk, kind == A_FUNNEL ? CSEMU_KIND_FUNNEL :
 				kind == A_REPL ? CSEMU_KIND_REPL : CSEMU_KIND_STATIC, name);
-		ret = csemu_acpi_add(adev, &lk->c, kind == A_FUNNEL ? CSEMU_PID_FUNNEL :
-				     kind == A_REPL ? CSEMU_PID_REPL : 0);
-		break;
+		return csemu_acpi_add(adev, &lk->c, kind == A_FUNNEL ? CSEMU_PID_FUNNEL :
+				      kind == A_REPL ? CSEMU_PID_REPL : 0);
 	default:
+		cpu = csemu_acpi_cpu(adev);
 		if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu) || csemu.etms[cpu].inited)
-			break;
+			return 0;
 		e = &csemu.etms[cpu];
 		csemu_etm_init(e, cpu);
 		strscpy(e->c.name, name, sizeof(e->c.name));
-		ret = csemu_acpi_add(adev, &e->c, CSEMU_PID_N1_ETM);
-		break;
+		return csemu_acpi_add(adev, &e->c, CSEMU_PID_N1_ETM);
 	}
-	if (ret) {
-		w->ret = ret;
-		return AE_CTRL_TERMINATE;
-	}
-	return AE_OK;
 }
 
-static void csemu_acpi_walk(struct csemu_acpi_walk *w)
+static struct csemu_acpi_walk *csemu_acpi_nodes(void)
 {
-	acpi_walk_namespace(ACPI_TYPE_DEVICE, csemu_acpi->soc->handle, ACPI_UINT32_MAX,
-			    csemu_acpi_visit, NULL, w, NULL);
+	struct csemu_acpi_walk *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+	if (w)
+		acpi_walk_namespace(ACPI_TYPE_DEVICE, csemu_acpi->soc->handle, ACPI_UINT32_MAX,
+				    csemu_acpi_collect, NULL, w, NULL);
+	return w;
 }
 
 static struct csemu_comp *csemu_acpi_comp(const struct acpi_device *adev)
@@ -323,9 +311,11 @@ static void csemu_acpi_wires(unsigned int i)
 /* Count what the SoC has; every possible CPU needs its ETM. */
 int csemu_acpi_count(const char *soc)
 {
-	struct csemu_acpi_walk w = { .pass = -1 };
-	unsigned int cpu;
+	struct csemu_acpi_walk *w;
+	cpumask_var_t have;
 	void *found = NULL;
+	unsigned int i, cpu;
+	int kind, c, ret = 0;
 
 	if (acpi_disabled) {
 		pr_err("tb_csemu: topology=%s: the kernel did not boot with ACPI (the arm64-acpi guest)\n",
@@ -343,25 +333,51 @@ int csemu_acpi_count(const char *soc)
 		       soc, soc);
 		return -ENODEV;
 	}
-	csemu_acpi_walk(&w);
+	w = csemu_acpi_nodes();
+	if (!w || !zalloc_cpumask_var(&have, GFP_KERNEL)) {
+		kfree(w);
+		return -ENOMEM;
+	}
+	for (i = 0; i < w->n; i++) {
+		kind = csemu_acpi_kind(w->adev[i]);
+		if (kind == A_ETM) {
+			c = csemu_acpi_cpu(w->adev[i]);
+			if (c >= 0 && c < nr_cpu_ids)
+				cpumask_set_cpu(c, have);
+		} else if (kind == A_TMC) {
+			csemu.nr_sinks++;
+		} else {
+			csemu.nr_links++;
+		}
+	}
 	for_each_possible_cpu(cpu)
-		if (!cpumask_test_cpu(cpu, &w.have)) {
+		if (!cpumask_test_cpu(cpu, have)) {
 			pr_err("tb_csemu: topology=%s: no ETM for CPU %u in the ACPI namespace\n",
 			       soc, cpu);
-			return -EINVAL;
+			ret = -EINVAL;
+			break;
 		}
+	free_cpumask_var(have);
+	kfree(w);
+	if (ret)
+		return ret;
 	return csemu.nr_sinks ? 0 : -ENODEV;
 }
 
 int csemu_build_acpi(void)
 {
-	struct csemu_acpi_walk w = { 0 };
-	unsigned int i;
+	struct csemu_acpi_walk *w = csemu_acpi_nodes();
+	unsigned int i, s = 0, l = 0;
+	int pass, ret = 0;
 
-	for (w.pass = 0; w.pass < 4 && !w.ret; w.pass++)
-		csemu_acpi_walk(&w);
-	if (w.ret)
-		return w.ret;
+	if (!w)
+		return -ENOMEM;
+	for (pass = 0; pass < 4 && !ret; pass++)
+		for (i = 0; i < w->n && !ret; i++)
+			ret = csemu_acpi_build_one(w->adev[i], pass, &s, &l);
+	kfree(w);
+	if (ret)
+		return ret;
 	for (i = 0; i < csemu_acpi->n; i++)
 		csemu_acpi_wires(i);
 	/* tracebuf finds the SoC in the namespace, as on the server. */
