@@ -24,6 +24,16 @@
  *    _UID 1, one per cluster, so that both static funnels and both
  *    cluster ETFs carry trace; CP01 and CP03 have UIDs no GICC has (0x100,
  *    0x101) and their ETMs are disabled (_STA 0).
+ *  - The processor devices CP00..CP03 are not present (_STA 0, N1SDP's
+ *    0xF): the guest's own processors (\_SB.C000, C001) have UIDs 0 and
+ *    1 too, and the kernel's check for duplicate processor UIDs looks
+ *    below a device that is not present (drivers/acpi/acpi_processor.c:
+ *    acpi_processor_check_duplicates() walks with acpi_get_devices(),
+ *    which tests _STA only on a device whose _HID matches), where it
+ *    found them and took UIDs 0 and 1 from the guest's processors
+ *    ("Failed to get unique processor _UID"). Not present, they are
+ *    skipped, and so are their children, but an ETM's processor is
+ *    still its parent and that parent's _UID its CPU's.
  *  - CMN6 (the interconnect's PMU) is left out: not CoreSight.
  */
 #define ACPI_GRAPH_UUID       "ab02a46b-74c7-45a2-bd68-f7d344ef2153"
@@ -65,7 +75,7 @@ DefinitionBlock ("n1sdp.aml", "SSDT", 2, "TBUF", "N1SDPCS", 1)
 			Device (CP00) {		/* Ares-0: Cluster 0, Cpu 0 */
 				Name (_HID, "ACPI0007")
 				Name (_UID, 0)
-				Name (_STA, 0xF)
+				Name (_STA, 0)
 				Device (ETM0) {
 					Name (_HID, "ARMHC500")
 					Name (_CID, "ARMHC500")
@@ -78,7 +88,7 @@ DefinitionBlock ("n1sdp.aml", "SSDT", 2, "TBUF", "N1SDPCS", 1)
 			Device (CP01) {		/* Ares-1: Cluster 0, Cpu 1 */
 				Name (_HID, "ACPI0007")
 				Name (_UID, 0x100)
-				Name (_STA, 0xF)
+				Name (_STA, 0)
 				Device (ETM1) {
 					Name (_HID, "ARMHC500")
 					Name (_CID, "ARMHC500")
@@ -92,7 +102,7 @@ DefinitionBlock ("n1sdp.aml", "SSDT", 2, "TBUF", "N1SDPCS", 1)
 			Device (CP02) {		/* Ares-2: Cluster 1, Cpu 0 */
 				Name (_HID, "ACPI0007")
 				Name (_UID, 1)
-				Name (_STA, 0xF)
+				Name (_STA, 0)
 				Device (ETM2) {
 					Name (_HID, "ARMHC500")
 					Name (_CID, "ARMHC500")
@@ -105,7 +115,7 @@ DefinitionBlock ("n1sdp.aml", "SSDT", 2, "TBUF", "N1SDPCS", 1)
 			Device (CP03) {		/* Ares-3: Cluster 1, Cpu 1 */
 				Name (_HID, "ACPI0007")
 				Name (_UID, 0x101)
-				Name (_STA, 0xF)
+				Name (_STA, 0)
 				Device (ETM3) {
 					Name (_HID, "ARMHC500")
 					Name (_CID, "ARMHC500")
