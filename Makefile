@@ -86,7 +86,7 @@ check-kcsan:
 .PHONY: check-acpi
 check-acpi:
 	@bash tests/harness/deps.sh --quick
-	@bash tests/harness/kernels.sh arm64-6.1
+	@bash tests/harness/kernels.sh arm64-6.1 arm64-6.12
 	@bash tests/run.sh --acpi
 
 demo:

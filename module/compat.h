@@ -24,6 +24,19 @@
 #include <linux/printk.h>
 #include <linux/ratelimit.h>
 
+/*
+ * A platform driver's remove() returns void from 6.11 (int before):
+ * declare one as TB_PLATFORM_REMOVE_T and end it with
+ * return TB_PLATFORM_REMOVE_OK.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define TB_PLATFORM_REMOVE_T	void
+#define TB_PLATFORM_REMOVE_OK
+#else
+#define TB_PLATFORM_REMOVE_T	int
+#define TB_PLATFORM_REMOVE_OK	0
+#endif
+
 /* vm_flags became read-only behind vm_flags_set()/vm_flags_clear() in 6.3. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 static inline void tb_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)

@@ -26,8 +26,10 @@
 #include <linux/clk.h>
 #include <linux/device.h>
 #include <linux/err.h>
+#include <linux/platform_device.h>
 #include <linux/pm_runtime.h>
 
+#include "compat.h"
 #include "cs.h"
 
 #define TB_CS_AMBA_ID(pid)	{ .id = (pid), .mask = 0x000fffff }
@@ -82,16 +84,21 @@ static const struct amba_id tb_cs_amba_ids[] = {
 };
 
 /*
- * The ACPI IDs of the same components: those the kernel makes AMBA
- * devices of (drivers/acpi/acpi_amba.c: amba_id_list; tracebuf has no
- * TPIU, STM, CATU or debug driver). The amba bus still matches a device
- * by its peripheral ID alone (drivers/amba/bus.c: amba_match()), as it
- * does the kernel's drivers; the table is the driver's ACPI binding, what
- * acpi_match_device() and device_get_match_data() see. tracebuf's ACPI
- * discovery (coresight.c: tb_cs_acpi_kinds) also knows the static funnel
- * and replicator, platform devices without registers to drive.
+ * The ACPI IDs of the same components (tracebuf has no TPIU, STM, CATU or
+ * debug driver). Which bus their devices are on depends on the kernel:
+ * 6.1 makes AMBA devices of them (drivers/acpi/acpi_amba.c:
+ * amba_id_list), and the amba bus matches a device by its peripheral ID
+ * alone (drivers/amba/bus.c: amba_match()), so for the AMBA driver the
+ * table is only its ACPI binding (acpi_match_device()); later kernels
+ * make platform devices of them (Debian's 6.12: amba_id_list has none of
+ * them, and its coresight-etm4x, -tmc, -funnel and -replicator modules
+ * are platform drivers with these IDs), which the platform driver below
+ * matches by this table (drivers/base/platform.c: platform_match(),
+ * acpi_driver_match_device()). tracebuf's ACPI discovery (coresight.c:
+ * tb_cs_acpi_kinds) also knows the static funnel and replicator, devices
+ * without registers to drive.
  */
-static const struct acpi_device_id tb_cs_acpi_ids[] __maybe_unused = {
+static const struct acpi_device_id tb_cs_acpi_ids[] = {
 	{ "ARMHC500" },		/* ETMv4 */
 	{ "ARMHC501" },		/* ETR */
 	{ "ARMHC97C" },		/* SoC-400 TMC, SoC-600 ETF/ETB */
@@ -156,11 +163,64 @@ static struct amba_driver tb_cs_amba_driver = {
 	.id_table	= tb_cs_amba_ids,
 };
 
+/*
+ * The same components as platform devices (ACPI on later kernels, see
+ * tb_cs_acpi_ids): runtime PM as the kernel's CoreSight platform drivers
+ * set it up (coresight-funnel.c: funnel_platform_probe()), which the
+ * amba bus does for an AMBA driver (amba_probe()); atclk as above.
+ */
+static int tb_cs_platform_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct clk *atclk;
+	int ret;
+
+	atclk = devm_clk_get_optional(dev, "atclk");
+	if (IS_ERR(atclk))
+		return PTR_ERR(atclk);
+	ret = clk_prepare_enable(atclk);
+	if (ret)
+		return ret;
+	dev_set_drvdata(dev, atclk);
+	pm_runtime_get_noresume(dev);
+	pm_runtime_set_active(dev);
+	pm_runtime_enable(dev);
+	pm_runtime_put(dev);
+	return 0;
+}
+
+static TB_PLATFORM_REMOVE_T tb_cs_platform_remove(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+
+	/* Active, as amba_remove() makes an AMBA device: atclk is on. */
+	pm_runtime_get_sync(dev);
+	clk_disable_unprepare(dev_get_drvdata(dev));
+	pm_runtime_disable(dev);
+	pm_runtime_set_suspended(dev);
+	pm_runtime_put_noidle(dev);
+	return TB_PLATFORM_REMOVE_OK;
+}
+
+static struct platform_driver tb_cs_platform_driver = {
+	.driver = {
+		.name			= "tracebuf-cs",
+		.owner			= THIS_MODULE,
+		.pm			= &tb_cs_pm_ops,
+		.acpi_match_table	= ACPI_PTR(tb_cs_acpi_ids),
+		.suppress_bind_attrs	= true,
+	},
+	.probe		= tb_cs_platform_probe,
+	.remove		= tb_cs_platform_remove,
+};
+
 static bool tb_cs_drv_registered;
+static bool tb_cs_pdrv_registered;
 
 bool tb_cs_drv_ours(const struct device *dev)
 {
-	return dev && tb_cs_drv_registered && dev->driver == &tb_cs_amba_driver.drv;
+	return dev && ((tb_cs_drv_registered && dev->driver == &tb_cs_amba_driver.drv) ||
+		       (tb_cs_pdrv_registered && dev->driver == &tb_cs_platform_driver.driver));
 }
 
 /*
@@ -169,11 +229,14 @@ bool tb_cs_drv_ours(const struct device *dev)
  */
 bool tb_cs_drv_needs_binding(const struct device *dev)
 {
+	if (!dev || dev->driver)
+		return false;
 #ifdef CONFIG_ARM_AMBA
-	return dev && dev->bus == &amba_bustype && !dev->driver;
-#else
-	return false;
+	if (dev->bus == &amba_bustype)
+		return true;
 #endif
+	/* A platform device of one of our ACPI IDs (clocked, powered by its driver). */
+	return dev->bus == &platform_bus_type && acpi_match_device(tb_cs_acpi_ids, dev);
 }
 
 /*
@@ -216,6 +279,12 @@ int tb_cs_drv_init(void)
 {
 	int ret;
 
+	if (IS_ENABLED(CONFIG_ACPI)) {
+		ret = platform_driver_register(&tb_cs_platform_driver);
+		if (ret)
+			return ret;
+		tb_cs_pdrv_registered = true;
+	}
 	if (!IS_ENABLED(CONFIG_ARM_AMBA))
 		return 0;
 	ret = amba_driver_register(&tb_cs_amba_driver);
@@ -229,4 +298,7 @@ void tb_cs_drv_exit(void)
 	if (tb_cs_drv_registered)
 		amba_driver_unregister(&tb_cs_amba_driver);
 	tb_cs_drv_registered = false;
+	if (tb_cs_pdrv_registered)
+		platform_driver_unregister(&tb_cs_platform_driver);
+	tb_cs_pdrv_registered = false;
 }

@@ -11,9 +11,9 @@
 #   tests/run.sh --kcsan    only the KCSAN guest (make check-kcsan): the
 #                           data-ring and lifetime tests and pt_aux on an
 #                           x86_64 kernel with KCSAN (not part of make check)
-#   tests/run.sh --acpi     only the arm64 guest booted with UEFI and ACPI
-#                           (make check-acpi): the CoreSight tests of an
-#                           ACPI server's topology (not part of make check)
+#   tests/run.sh --acpi     only the arm64 guests booted with UEFI and ACPI
+#                           (6.1, 6.12; make check-acpi): the CoreSight tests
+#                           of an ACPI server's topology (not in make check)
 set -uo pipefail
 . "$(dirname "$0")/harness/lib.sh"
 
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1; shift ;;
 	--config) configs+=("$2"); shift 2 ;;
 	--kcsan) kcsan=1; configs=(x86_64-kcsan); shift ;;
-	--acpi) acpi=1; configs=(arm64-acpi); shift ;;
+	--acpi) acpi=1; configs=(arm64-acpi arm64-acpi-6.12); shift ;;
 	*) tb_die "unknown option $1" ;;
 	esac
 done
@@ -149,7 +149,7 @@ for cfg in "${configs[@]}"; do
 	plan=$out/$cfg.plan
 	only=
 	[ "$cfg" = x86_64-kcsan ] && only=$KCSAN_TESTS
-	[ "$cfg" = arm64-acpi ] && only=$ACPI_TESTS
+	tb_cfg_acpi "$cfg" && only=$ACPI_TESTS
 	awk -v c="$cfg" -v only="$only" '
 	!/^[[:space:]]*#/ && NF >= 3 {
 		n = split($3, cs, ","); ok = 0

@@ -550,6 +550,8 @@ int csemu_pwr_device(struct device_node *np, struct csemu_comp *c);
 struct acpi_device;
 int csemu_pwr_amba_device(const char *name, u64 base, u32 pid, struct device_node *np,
 			  struct acpi_device *companion, struct csemu_comp *c);
+int csemu_pwr_platform_device(const char *name, struct acpi_device *companion,
+			      struct csemu_comp *c);
 bool csemu_pwr_ok(struct csemu_comp *c);
 void csemu_pwr_exit(struct csemu_comp *const *comps, unsigned int n);
 void csemu_pwr_debugfs(struct dentry *dir);

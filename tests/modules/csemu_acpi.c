@@ -37,13 +37,19 @@
  *    destination's slave port DestinationPort (DEN0067 "_DSD graph";
  *    coresight-platform.c: acpi_coresight_parse_link()).
  *
- * Every component but a static link (no registers) becomes an AMBA device
- * of its ACPI node, as acpi_amba.c's amba_handler_attach() makes one (the
- * node its companion, its name the node's device name), with the
- * peripheral ID given instead of read (csemu_pwr.c) and driver_override
- * "tracebuf-cs". ACPI has no clocks or power domains for them: on an
- * ACPI boot the amba bus's apb_pclk is acpi_amba.c's dummy clock, and
- * power is the device's _PSx, which N1SDP's components have none of.
+ * Every component but a static link (no registers) becomes a device of
+ * its ACPI node (its companion, its name the node's device name) on the
+ * bus this kernel puts it on: 6.1 makes AMBA devices of the CoreSight IDs
+ * (acpi_amba.c: amba_handler_attach(); the peripheral ID is given here
+ * instead of read, csemu_pwr.c), later kernels platform devices
+ * (Debian's 6.12: drivers/acpi/arm64/amba.c's amba_id_list has none of
+ * them, its coresight modules are platform drivers with these IDs; the
+ * change is taken as v6.9's, Kbuild's CSEMU_ACPI_PLATFORM; only 6.1 and
+ * 6.12 are built here); with driver_override "tracebuf-cs" either way.
+ * ACPI has no clocks or power domains for them: on an ACPI boot an AMBA
+ * device's apb_pclk is acpi_amba.c's dummy clock, a platform device has
+ * none, and power is the device's _PSx, which N1SDP's components have
+ * none of.
  */
 #include <linux/acpi.h>
 #include <linux/amba/bus.h>
@@ -169,7 +175,11 @@ static int csemu_acpi_add(struct acpi_device *adev, struct csemu_comp *c, u32 pi
 			}
 		acpi_dev_free_resource_list(&res);
 	}
+#ifdef CSEMU_ACPI_PLATFORM
+	return csemu_pwr_platform_device(dev_name(&adev->dev), adev, c);
+#else
 	return csemu_pwr_amba_device(dev_name(&adev->dev), base, pid, NULL, adev, c);
+#endif
 }
 
 /* Node adev as a component, if it is one of pass's (TMCs: ETRs, then the others; links; ETMs). */

@@ -44,6 +44,7 @@
 #include <linux/clk-provider.h>
 #include <linux/of.h>
 #include <linux/of_address.h>
+#include <linux/platform_device.h>
 #include <linux/pm_domain.h>
 
 #include "csemu.h"
@@ -219,13 +220,16 @@ int csemu_pwr_init(struct device_node *soc)
  * Set (name) or clear (NULL) the device's driver override. Cleared
  * before the device goes: 6.1's amba_device_release() never frees it.
  */
-static int csemu_pwr_override(struct amba_device *adev, const char *name)
+static int csemu_pwr_override(struct device *dev, const char *name)
 {
 #ifdef CSEMU_DEVICE_DRIVER_OVERRIDE
-	return device_set_driver_override(&adev->dev, name);
+	return device_set_driver_override(dev, name);
 #else
-	return driver_set_override(&adev->dev, &adev->driver_override, name ? name : "",
-				   name ? strlen(name) : 0);
+	const char **field = dev->bus == &platform_bus_type ?
+			     &to_platform_device(dev)->driver_override :
+			     &to_amba_device(dev)->driver_override;
+
+	return driver_set_override(dev, field, name ? name : "", name ? strlen(name) : 0);
 #endif
 }
 
@@ -267,19 +271,52 @@ int csemu_pwr_amba_device(const char *name, u64 base, u32 pid, struct device_nod
 	if (companion)
 		ACPI_COMPANION_SET(&adev->dev, companion);
 	adev->dev.coherent_dma_mask = DMA_BIT_MASK(32);
-	ret = csemu_pwr_override(adev, "tracebuf-cs");
+	ret = csemu_pwr_override(&adev->dev, "tracebuf-cs");
 	if (ret) {
 		amba_device_put(adev);
 		return ret;
 	}
 	ret = amba_device_add(adev, &csemu_iomem);
 	if (ret) {
-		csemu_pwr_override(adev, NULL);
+		csemu_pwr_override(&adev->dev, NULL);
 		amba_device_put(adev);
 		return ret;
 	}
 	c->dev = &adev->dev;
 	if (!adev->dev.driver) {
+		pr_err("tb_csemu: %s: tracebuf's driver did not bind\n", c->name);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/*
+ * Component c as a platform device of ACPI node companion, as later
+ * kernels make one of a CoreSight ID (see csemu_acpi.c): no resources
+ * (nothing reads them; the emulator's addresses stay out of
+ * iomem_resource), driver_override "tracebuf-cs"; bound when this
+ * returns, or an error.
+ */
+int csemu_pwr_platform_device(const char *name, struct acpi_device *companion,
+			      struct csemu_comp *c)
+{
+	struct platform_device *pdev;
+	int ret;
+
+	pdev = platform_device_alloc(name, PLATFORM_DEVID_NONE);
+	if (!pdev)
+		return -ENOMEM;
+	ACPI_COMPANION_SET(&pdev->dev, companion);
+	ret = csemu_pwr_override(&pdev->dev, "tracebuf-cs");
+	if (!ret)
+		ret = platform_device_add(pdev);
+	if (ret) {
+		csemu_pwr_override(&pdev->dev, NULL);
+		platform_device_put(pdev);
+		return ret;
+	}
+	c->dev = &pdev->dev;
+	if (!pdev->dev.driver) {
 		pr_err("tb_csemu: %s: tracebuf's driver did not bind\n", c->name);
 		return -ENODEV;
 	}
@@ -310,8 +347,11 @@ void csemu_pwr_exit(struct csemu_comp *const *comps, unsigned int n)
 
 	for (i = 0; i < n; i++)
 		if (comps[i]->dev) {
-			csemu_pwr_override(to_amba_device(comps[i]->dev), NULL);
-			amba_device_unregister(to_amba_device(comps[i]->dev));
+			csemu_pwr_override(comps[i]->dev, NULL);
+			if (comps[i]->dev->bus == &platform_bus_type)
+				platform_device_unregister(to_platform_device(comps[i]->dev));
+			else
+				amba_device_unregister(to_amba_device(comps[i]->dev));
 			comps[i]->dev = NULL;
 		}
 #ifdef CONFIG_PM_GENERIC_DOMAINS_OF
