@@ -220,15 +220,17 @@ int csemu_pwr_init(struct device_node *soc)
  * Set (name) or clear (NULL) the device's driver override. Cleared
  * before the device goes: 6.1's amba_device_release() never frees it.
  */
-static int csemu_pwr_override(struct device *dev, const char *name)
+#ifdef CSEMU_DEVICE_DRIVER_OVERRIDE
+#define CSEMU_OVERRIDE_FIELD(d)	NULL		/* the device core's */
+#else
+#define CSEMU_OVERRIDE_FIELD(d)	(&(d)->driver_override)	/* the bus device's */
+#endif
+
+static int csemu_pwr_override(struct device *dev, const char **field, const char *name)
 {
 #ifdef CSEMU_DEVICE_DRIVER_OVERRIDE
 	return device_set_driver_override(dev, name);
 #else
-	const char **field = dev->bus == &platform_bus_type ?
-			     &to_platform_device(dev)->driver_override :
-			     &to_amba_device(dev)->driver_override;
-
 	return driver_set_override(dev, field, name ? name : "", name ? strlen(name) : 0);
 #endif
 }
@@ -271,14 +273,14 @@ int csemu_pwr_amba_device(const char *name, u64 base, u32 pid, struct device_nod
 	if (companion)
 		ACPI_COMPANION_SET(&adev->dev, companion);
 	adev->dev.coherent_dma_mask = DMA_BIT_MASK(32);
-	ret = csemu_pwr_override(&adev->dev, "tracebuf-cs");
+	ret = csemu_pwr_override(&adev->dev, CSEMU_OVERRIDE_FIELD(adev), "tracebuf-cs");
 	if (ret) {
 		amba_device_put(adev);
 		return ret;
 	}
 	ret = amba_device_add(adev, &csemu_iomem);
 	if (ret) {
-		csemu_pwr_override(&adev->dev, NULL);
+		csemu_pwr_override(&adev->dev, CSEMU_OVERRIDE_FIELD(adev), NULL);
 		amba_device_put(adev);
 		return ret;
 	}
@@ -307,11 +309,11 @@ int csemu_pwr_platform_device(const char *name, struct acpi_device *companion,
 	if (!pdev)
 		return -ENOMEM;
 	ACPI_COMPANION_SET(&pdev->dev, companion);
-	ret = csemu_pwr_override(&pdev->dev, "tracebuf-cs");
+	ret = csemu_pwr_override(&pdev->dev, CSEMU_OVERRIDE_FIELD(pdev), "tracebuf-cs");
 	if (!ret)
 		ret = platform_device_add(pdev);
 	if (ret) {
-		csemu_pwr_override(&pdev->dev, NULL);
+		csemu_pwr_override(&pdev->dev, CSEMU_OVERRIDE_FIELD(pdev), NULL);
 		platform_device_put(pdev);
 		return ret;
 	}
@@ -347,11 +349,19 @@ void csemu_pwr_exit(struct csemu_comp *const *comps, unsigned int n)
 
 	for (i = 0; i < n; i++)
 		if (comps[i]->dev) {
-			csemu_pwr_override(comps[i]->dev, NULL);
-			if (comps[i]->dev->bus == &platform_bus_type)
-				platform_device_unregister(to_platform_device(comps[i]->dev));
-			else
-				amba_device_unregister(to_amba_device(comps[i]->dev));
+			struct device *dev = comps[i]->dev;
+			struct platform_device *pdev;
+			struct amba_device *adev;
+
+			if (dev->bus == &platform_bus_type) {
+				pdev = to_platform_device(dev);
+				csemu_pwr_override(dev, CSEMU_OVERRIDE_FIELD(pdev), NULL);
+				platform_device_unregister(pdev);
+			} else {
+				adev = to_amba_device(dev);
+				csemu_pwr_override(dev, CSEMU_OVERRIDE_FIELD(adev), NULL);
+				amba_device_unregister(adev);
+			}
 			comps[i]->dev = NULL;
 		}
 #ifdef CONFIG_PM_GENERIC_DOMAINS_OF
