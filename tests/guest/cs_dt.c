@@ -658,11 +658,13 @@ static int acpi_lines(struct lines *out)
 	return 0;
 }
 
+static int board_devices(int *bound);
+
 static void test_acpi_soc(const char *soc, const char *const *paths)
 {
 	struct lines fw = { 0 }, emu = { 0 }, comps = { 0 };
 	char acc[1024], want[1024];
-	int i, j, k, cpu;
+	int i, j, k, cpu, n, bound, regs = 0;
 
 	TBT_CHECK(acpi_lines(&fw) == 0, "read " ACPI_DEVS);
 	TBT_CHECK(fw.n > 4, "%s: %d components under " N1SD " in the namespace", soc, fw.n);
@@ -704,6 +706,18 @@ static void test_acpi_soc(const char *soc, const char *const *paths)
 			  soc, cpu, paths[cpu]);
 	}
 	TBT_CHECK(emu.n == 2, "%s: tracebuf has paths for %d CPUs, not 2", soc, emu.n);
+	/*
+	 * tb_csemu's devices, one per component with registers (not the
+	 * static links), each bound (to tracebuf-cs: the lines say which
+	 * bus, AMBA on 6.1, platform on later kernels).
+	 */
+	for (i = 0; i < comps.n; i++)
+		regs += strncmp(comps.l[i], "static ", 7) != 0;
+	n = board_devices(&bound);
+	printf("# %s: %d devices, %d bound, for %d components with registers\n", soc, n, bound,
+	       regs);
+	TBT_CHECK(n == regs && bound == regs, "%s: %d devices, %d bound, for %d components", soc,
+		  n, bound, regs);
 	tbt_rmmod("tb_csemu");
 	clear(&fw);
 	clear(&emu);
