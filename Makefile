@@ -7,8 +7,9 @@
 #   make check-quick     unit tests and the x86_64 6.1 guest only
 #   make check-kcsan     the data-ring and lifetime tests on an x86_64 KCSAN
 #                        kernel (opt-in, not part of make check)
-#   make check-acpi      the CoreSight tests on an arm64 guest booted with UEFI
-#                        and ACPI (an ACPI server's topology; opt-in)
+#   make check-acpi      only the CoreSight tests on the arm64 6.1 and 6.12
+#                        guests booted with UEFI and ACPI (make check runs
+#                        them too)
 #   make demo            in a guest: modprobe, record; on the host: decode, a call trace
 #   make bench           data ring vs BPF ringbuf/perfbuf, AUX drain, from a guest (numbers)
 #   make lint            checkpatch --strict and sparse; silent when clean

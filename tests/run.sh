@@ -11,9 +11,10 @@
 #   tests/run.sh --kcsan    only the KCSAN guest (make check-kcsan): the
 #                           data-ring and lifetime tests and pt_aux on an
 #                           x86_64 kernel with KCSAN (not part of make check)
-#   tests/run.sh --acpi     only the arm64 guests booted with UEFI and ACPI
-#                           (6.1, 6.12; make check-acpi): the CoreSight tests
-#                           of an ACPI server's topology (not in make check)
+#   tests/run.sh --acpi     only the arm64 6.1 and 6.12 guests booted with
+#                           UEFI and ACPI (make check-acpi): the CoreSight
+#                           tests of an ACPI server's topology (make check
+#                           runs them too, after each arm64 configuration)
 set -uo pipefail
 . "$(dirname "$0")/harness/lib.sh"
 
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1; shift ;;
 	--config) configs+=("$2"); shift 2 ;;
 	--kcsan) kcsan=1; configs=(x86_64-kcsan); shift ;;
-	--acpi) acpi=1; configs=(arm64-acpi arm64-acpi-6.12); shift ;;
+	--acpi) acpi=1; configs=(arm64-6.1 arm64-6.12); shift ;;
 	*) tb_die "unknown option $1" ;;
 	esac
 done
@@ -34,9 +35,11 @@ done
 # arguments): the data ring from every context, wakeups, markers, the
 # lifetimes, hotplug, the PT backend and the adversarial suite.
 KCSAN_TESTS="ring_stress wakeups read_markers lifetime hotplug pt_aux adversary"
-# The tests the ACPI guest runs: loading, and the CoreSight tests that
-# have an ACPI part (N1SDP's topology from the namespace: cs_dt, cs_aux).
-ACPI_TESTS="modload cs_dt cs_aux"
+# The tests each arm64 configuration runs again booted with UEFI and ACPI
+# (run-guest.sh --acpi): loading, and the CoreSight tests that have an
+# ACPI part (N1SDP's topology from the namespace: cs_dt, cs_aux, and
+# cs_record's capture through it).
+ACPI_TESTS="modload cs_dt cs_aux cs_record"
 if [ ${#configs[@]} -eq 0 ]; then
 	if [ $quick = 1 ]; then
 		configs=(x86_64-6.1)
@@ -105,9 +108,9 @@ for cfg in x86_64-6.1 arm64-6.1; do
 done
 fi # steps 1-3
 
-# Host-side checkers for the x86_64 guests' captures (build/host/ptcheck,
-# and the tool's decode in build/user/tracebuf).
-if printf '%s\n' "${configs[@]}" | grep -q '^x86_64'; then
+# Host-side checkers for the guests' captures (build/host/ptcheck, cscheck,
+# gtcheck, and the tool's decode in build/user/tracebuf).
+{
 	if ! make -s -C "$TB_TOP/tests/host" O="$TB_TOP/build" >"$out/host-build.log" 2>&1; then
 		result "FAIL host/build"
 		tail -n 20 "$out/host-build.log"
@@ -118,7 +121,19 @@ if printf '%s\n' "${configs[@]}" | grep -q '^x86_64'; then
 		result "FAIL host/tool-build"
 		tail -n 20 "$out/host-tool-build.log"
 	fi
-fi
+}
+
+# The plan for configuration cfg: the tests guest/plan lists for it, only
+# those named in $2 when it is not empty.
+mkplan() { # cfg only
+	awk -v c="$1" -v only="$2" '
+	!/^[[:space:]]*#/ && NF >= 3 {
+		n = split($3, cs, ","); ok = 0
+		for (i = 1; i <= n; i++) if (cs[i] == "all" || cs[i] == c) ok = 1
+		if (only != "" && index(" " only " ", " " $1 " ") == 0) ok = 0
+		if (ok) { line = $1 " " $2; for (i = 4; i <= NF; i++) line = line " " $i; print line }
+	}' "$TB_TOP/tests/guest/plan"
+}
 
 # 4. Per configuration: build (zero warnings; DKMS where applicable), then
 #    the guest suite.
@@ -146,23 +161,26 @@ for cfg in "${configs[@]}"; do
 		continue
 	fi
 
-	plan=$out/$cfg.plan
-	only=
-	[ "$cfg" = x86_64-kcsan ] && only=$KCSAN_TESTS
-	tb_cfg_acpi "$cfg" && only=$ACPI_TESTS
-	awk -v c="$cfg" -v only="$only" '
-	!/^[[:space:]]*#/ && NF >= 3 {
-		n = split($3, cs, ","); ok = 0
-		if (only != "") {
-			ok = index(" " only " ", " " $1 " ") > 0
-		} else {
-			for (i = 1; i <= n; i++) if (cs[i] == "all" || cs[i] == c) ok = 1
-		}
-		if (ok) { line = $1 " " $2; for (i = 4; i <= NF; i++) line = line " " $i; print line }
-	}' "$TB_TOP/tests/guest/plan" >"$plan"
 	to=900
 	tb_cfg_built "$cfg" && to=2100
-	"$TB_TOP/tests/harness/run-guest.sh" --timeout $to "$cfg" "$plan" "$out/$cfg" | collect
+	if [ $acpi = 0 ]; then
+		only=
+		[ "$cfg" = x86_64-kcsan ] && only=$KCSAN_TESTS
+		mkplan "$cfg" "$only" >"$out/$cfg.plan"
+		"$TB_TOP/tests/harness/run-guest.sh" --timeout $to "$cfg" "$out/$cfg.plan" "$out/$cfg" |
+			collect
+	fi
+
+	# An ACPI server's CoreSight (Arm N1SDP's, tests/harness/acpi.sh): the
+	# same kernel and build booted with UEFI firmware and ACPI.
+	case "$cfg" in
+	arm64-*)
+		mkplan "$cfg" "$ACPI_TESTS" >"$out/$cfg-acpi.plan"
+		"$TB_TOP/tests/harness/run-guest.sh" --acpi --timeout $to --id "$cfg-acpi" \
+			"$cfg" "$out/$cfg-acpi.plan" "$out/$cfg-acpi" | collect
+		;;
+	esac
+	[ $acpi = 1 ] && continue
 
 	# Intel PT's cr3=current under page-table isolation: the guest CPU is not
 	# affected by Meltdown, so PTI is on only when forced; the whole plan

@@ -772,7 +772,7 @@ static const char *const juno_links[] = {
 static const char *const msm8916_links[] = {
 	"funnel@841000", "funnel@821000", "replicator@824000", NULL,
 };
-/* N1SDP (the arm64-acpi guest): static funnels (no registers), funnels, replicator. */
+/* N1SDP (the guests booted with ACPI): static funnels (no registers), funnels, replicator. */
 static const char *const n1sdp_links[] = {
 	"\\_SB_.N1SD.SFN0", "\\_SB_.N1SD.SFN1", "\\_SB_.N1SD.FUN_", "\\_SB_.N1SD.MFUN",
 	"\\_SB_.N1SD.REP_", NULL,
@@ -1446,7 +1446,7 @@ int main(void)
 #endif
 	if (access("/proc/device-tree", F_OK)) {
 		/*
-		 * No device tree: the arm64-acpi guest (tests/run.sh --acpi),
+		 * No device tree: an arm64 guest booted with ACPI (run-guest.sh --acpi),
 		 * which runs the ACPI server's topology only; the rest is the
 		 * same code on either firmware and runs in the DT guests.
 		 */

@@ -20,7 +20,7 @@
  *    maps no address: no MMIO reaches them), none of their modules was
  *    loaded on its own, and loading them binds nothing.
  *
- * Booted with ACPI (no /proc/device-tree: the arm64-acpi guest), the
+ * Booted with ACPI (no /proc/device-tree: run-guest.sh --acpi), the
  * same for topology=n1sdp, Arm N1SDP's CoreSight in the SSDT the guest
  * booted with (test_acpi_soc(): the namespace in sysfs holds no _DSD
  * graph, so the graph is checked through the paths).
@@ -530,7 +530,7 @@ static void test_soc(const char *soc, const char *const *paths)
 }
 
 /*
- * ACPI (the arm64-acpi guest, tests/harness/acpi.sh): Arm N1SDP's
+ * ACPI (an arm64 guest booted with ACPI, run-guest.sh --acpi and tests/harness/acpi.sh): Arm N1SDP's
  * CoreSight in the SSDT the guest booted with (tests/harness/acpi/
  * n1sdp.asl, from edk2-platforms' N1Sdp Dsdt.asl), under \_SB_.N1SD,
  * which is not present. sysfs shows each ACPI device's path, hardware

@@ -28,6 +28,23 @@ rec() { # name cscheck-args -- record args
 	fi
 }
 
+# Booted with ACPI (run-guest.sh --acpi: no device tree), the emulated
+# SoC is Arm N1SDP's CoreSight from the ACPI namespace: each cluster's
+# static funnel, its ETF as a link, the main and master funnels and the
+# replicator to the ETR (tests/harness/acpi/n1sdp.asl). The topologies
+# below are all device-tree ones or need none of the firmware's, so the
+# ACPI boot records through N1SDP only.
+if [ ! -e /proc/device-tree ]; then
+	emu topology=n1sdp rate=4096
+	I=$(ids)
+	echo "trace ids: $I"
+	[ -n "$I" ] || no "no trace IDs in tracebuf info --json"
+	rec cs_n1sdp "--ids $I --min-blocks 50 --no-resync" -a --duration 1
+	rmmod tb_csemu || no "rmmod tb_csemu"
+	[ $fail = 0 ] && echo "result: ok"
+	exit $fail
+fi
+
 emu rate=4096
 I=$(ids)
 echo "trace ids: $I"

@@ -43,20 +43,8 @@ tb_cfg_built() {
 }
 
 # Directory holding one prepared kernel configuration: KVER, KDIR, KERNEL
-# (the image QEMU boots) and root/ (the extracted packages). The opt-in
-# arm64-acpi and arm64-acpi-6.12 (tests/run.sh --acpi; not in TB_CONFIGS)
-# boot the arm64-6.1 and arm64-6.12 kernels with UEFI and ACPI instead of
-# a device tree (tests/harness/acpi.sh).
-tb_cfg_dir() {
-	case "$1" in
-	arm64-acpi) echo "$TB_KCACHE/arm64-6.1" ;;
-	arm64-acpi-6.12) echo "$TB_KCACHE/arm64-6.12" ;;
-	*) echo "$TB_KCACHE/$1" ;;
-	esac
-}
-
-# Does the configuration boot with ACPI (UEFI firmware, acpi=force)?
-tb_cfg_acpi() { case "$1" in arm64-acpi | arm64-acpi-*) return 0 ;; esac; return 1; }
+# (the image QEMU boots) and root/ (the extracted packages).
+tb_cfg_dir() { echo "$TB_KCACHE/$1"; }
 
 tb_cfg_get() { # config key
 	local f

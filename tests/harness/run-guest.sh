@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot one guest and judge it.
 #
-#   run-guest.sh [--expect CLASS] [--timeout S] [--id ID] CONFIG PLAN OUTDIR
+#   run-guest.sh [--expect CLASS] [--timeout S] [--id ID] [--acpi] CONFIG PLAN OUTDIR
+#
+# --acpi (arm64): boot CONFIG's kernel with UEFI firmware and ACPI instead
+# of a device tree, with an ACPI server's CoreSight (tests/harness/acpi.sh).
 #
 # PLAN lists the tests to run ("name timeout [args]" per line). The guest
 # image is built from build/guest/CONFIG (see build-guest.sh). Prints one
@@ -299,11 +302,13 @@ fi
 expect=
 timeout_s=300
 id=
+acpi=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--expect) expect=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--id) id=$2; shift 2 ;;
+	--acpi) acpi=1; shift ;;
 	*) break ;;
 	esac
 done
@@ -405,13 +410,13 @@ arm64)
 	# The machine's own device tree plus the CoreSight of Juno r2 and
 	# MSM8916 from the kernel's device trees (the emulator's topology=juno
 	# and msm8916 read them from it).
-	# arm64-acpi: no device tree of ours; UEFI firmware (EDK2's
+	# --acpi: no device tree of ours; UEFI firmware (EDK2's
 	# ArmVirtQemu) hands the kernel QEMU's ACPI tables, and the initrd
 	# starts with an uncompressed cpio of the tables the kernel adds to
 	# them (tests/harness/acpi.sh: the N1SDP's CoreSight, for
 	# topology=n1sdp); acpi=force, as the firmware also passes a device
 	# tree.
-	if tb_cfg_acpi "$cfg"; then
+	if [ $acpi = 1 ]; then
 		fw=$("$TB_TOP/tests/harness/acpi.sh" "$out/acpi" 2>"$out/acpi.log") ||
 			tb_die "$cfg: the ACPI tables (tests/harness/acpi.sh): see $out/acpi.log"
 		cat "$out/acpi/tables.cpio" "$out/initrd.gz" >"$out/initrd.acpi"

@@ -3,7 +3,7 @@
  * tb_csemu: an emulated SoC the ACPI namespace describes (topology=n1sdp):
  * Arm N1SDP's CoreSight as its firmware gives it to the OS, the SSDT
  * tests/harness/acpi/n1sdp.asl (from edk2-platforms' N1Sdp Dsdt.asl),
- * which the arm64-acpi guest boots with (tests/harness/acpi.sh).
+ * which the arm64 guests booted with ACPI have (run-guest.sh --acpi, tests/harness/acpi.sh).
  *
  * The SoC is the children of the device whose _DSD names it (compatible
  * "tracebuf,csemu-soc", "tracebuf,soc"), which is not present, so the OS
@@ -328,7 +328,7 @@ int csemu_acpi_count(const char *soc)
 	int kind, c, ret = 0;
 
 	if (acpi_disabled) {
-		pr_err("tb_csemu: topology=%s: the kernel did not boot with ACPI (the arm64-acpi guest)\n",
+		pr_err("tb_csemu: topology=%s: the kernel did not boot with ACPI (run-guest.sh --acpi)\n",
 		       soc);
 		return -ENODEV;
 	}
@@ -339,7 +339,7 @@ int csemu_acpi_count(const char *soc)
 			    csemu_acpi_find_soc, NULL, (void *)soc, &found);
 	csemu_acpi->soc = found;
 	if (!csemu_acpi->soc) {
-		pr_err("tb_csemu: topology=%s: no tracebuf,csemu-soc \"%s\" in the ACPI namespace (boot the arm64-acpi guest)\n",
+		pr_err("tb_csemu: topology=%s: no tracebuf,csemu-soc \"%s\" in the ACPI namespace (boot with run-guest.sh --acpi)\n",
 		       soc, soc);
 		return -ENODEV;
 	}

@@ -9,7 +9,7 @@
 
 static char *topology = "shared";
 module_param(topology, charp, 0444);
-MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's CoreSight (funnels, ETF, replicator, ETR) and msm8916: Qualcomm Snapdragon 410's (APSS funnel, funnel0, ETF, replicator port 0 to a flat ETR), both from the device tree the guest booted with; n1sdp: Arm N1SDP's (static funnels, cluster ETFs, funnels, replicator, ETR) from the ACPI namespace (the arm64-acpi guest)");
+MODULE_PARM_DESC(topology, "shared: every ETM feeds sink 0; percpu: sink i for CPU i; juno: Juno r2's CoreSight (funnels, ETF, replicator, ETR) and msm8916: Qualcomm Snapdragon 410's (APSS funnel, funnel0, ETF, replicator port 0 to a flat ETR), both from the device tree the guest booted with; n1sdp: Arm N1SDP's (static funnels, cluster ETFs, funnels, replicator, ETR) from the ACPI namespace (a guest booted with ACPI)");
 static char *sink_param = "etr";
 module_param_named(sink, sink_param, charp, 0444);
 MODULE_PARM_DESC(sink, "TMC configuration: etr, etf or etb (DEVID.CONFIG_TYPE)");
