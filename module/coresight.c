@@ -23,9 +23,11 @@
  * as coresight-core.c does. tracebuf binds the components as their
  * driver (cs_drv.c) and holds a runtime PM reference on each across its
  * register accesses: at probe, and from a session's setup_aux to its
- * free_aux. A component bound to another driver (the kernel's
- * coresight-*) is refused, with how to hand it over; a component
- * claimed by another agent (claim tags) is busy.
+ * free_aux, static links included (no registers, but a power domain and
+ * atclk). A component bound to another driver (the kernel's
+ * coresight-*) is refused, with how to hand it over, but for a static
+ * link, which has no registers: used, and referenced all the same; a
+ * component claimed by another agent (claim tags) is busy.
  *
  * Sessions. A session traces the CPUs of one sink: on the usual topology
  * every ETM is funnelled into one shared sink and the session's AUX ring
@@ -82,6 +84,7 @@
 #include <linux/of.h>
 #include <linux/of_address.h>
 #include <linux/of_graph.h>
+#include <linux/pm_runtime.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/sysfs.h>
@@ -135,13 +138,31 @@ static struct tb_cs_etm *tb_cs_etm(unsigned int cpu)
  * (cs_drv.c), or a device no driver binds (none, or an emulator's own).
  * Bound to another driver it is that driver's; an AMBA component no
  * driver holds has its clock and power domain off (amba_remove()).
+ *
+ * But a static funnel or replicator another driver holds (the kernel's
+ * coresight-funnel or -replicator: static_funnel_probe(),
+ * static_replicator_probe()) is used (*foreign set): it has no register
+ * for two drivers to race over, and that driver programs nothing. Its
+ * power is still needed: a session takes a runtime PM reference on it
+ * (tb_cs_buf_pm()), as coresight_grab_device() would, with that driver's
+ * runtime PM callbacks (funnel_runtime_resume(): its atclk) and its power
+ * domain. A kernel session through the same static link is harmless to
+ * ours; the components with registers around it are still refused.
  */
-static int tb_cs_check_owner(const struct tb_cs_component *c)
+static int tb_cs_check_owner(const struct tb_cs_desc *d, bool *foreign)
 {
+	const struct tb_cs_component *c = &d->c;
 	struct device *dev = c->dev;
 
+	*foreign = false;
 	if (!dev || tb_cs_drv_ours(dev))
 		return 0;
+	if (d->kind == TB_CS_KIND_STATIC && dev->driver && tb_cs_drv_static(dev)) {
+		pr_info("tracebuf: coresight: %s is driven by %s: used as a static link (no registers), powered through that driver\n",
+			c->name, dev->driver->name);
+		*foreign = true;
+		return 0;
+	}
 	if (tb_cs_drv_needs_binding(dev)) {
 		pr_warn("tracebuf: coresight: %s is bound to no driver, so its clock and power are off; to use it with tracebuf: rmmod tracebuf; echo tracebuf-cs > /sys/bus/amba/devices/%s/driver_override; modprobe tracebuf\n",
 			c->name, dev_name(dev));
@@ -395,8 +416,12 @@ static int tb_cs_build_path(const struct tb_cs_platform *p, unsigned int i,
 	return sink;
 }
 
-/* Every component but the ETMs: links and TMCs, those held powered. */
-static int tb_cs_probe_devs(const struct tb_cs_platform *p, const bool *held)
+/*
+ * Every component but the ETMs: links and TMCs, those held powered;
+ * foreign[i]: a static link another driver holds.
+ */
+static int tb_cs_probe_devs(const struct tb_cs_platform *p, const bool *held,
+			    const bool *foreign)
 {
 	unsigned int i;
 
@@ -413,6 +438,7 @@ static int tb_cs_probe_devs(const struct tb_cs_platform *p, const bool *held)
 		d->io = p->io;
 		d->base = c->c.base;
 		d->dev = c->c.dev;
+		d->pm_foreign = foreign[i];
 		switch (c->kind) {
 		case TB_CS_KIND_FUNNEL:
 			d->link = &tb_cs_funnel_ops;
@@ -513,7 +539,7 @@ static bool tb_cs_path_conflict(const struct tb_cs_etm *e)
 	return false;
 }
 
-/* tb_cs_probe()'s runtime PM references (if pm) given back; frees held. */
+/* tb_cs_probe()'s runtime PM references (if pm) given back; frees held (and foreign). */
 static void tb_cs_probe_put(const struct tb_cs_platform *p, bool *held, bool pm)
 {
 	unsigned int i;
@@ -528,7 +554,7 @@ static int tb_cs_probe(struct tb_backend *b)
 {
 	const struct tb_cs_platform *p = tb_cs_plat;
 	unsigned int i, n = 0, nr_tmc = 0, *ids;
-	bool *held = NULL, pm = tb_cs_pm_wanted();
+	bool *held = NULL, *foreign, pm = tb_cs_pm_wanted();
 	int ret = -ENODEV;
 
 	if (!p || !p->nr_comps)
@@ -550,15 +576,16 @@ static int tb_cs_probe(struct tb_backend *b)
 	 * Every component clocked and powered while it is probed (runtime
 	 * PM references, given back below); one that cannot be is left out.
 	 */
-	held = kcalloc(p->nr_comps, sizeof(*held), GFP_KERNEL);
+	held = kcalloc(2 * p->nr_comps, sizeof(*held), GFP_KERNEL);
 	if (!held) {
 		ret = -ENOMEM;
 		goto fail;
 	}
+	foreign = held + p->nr_comps;
 	for (i = 0; i < p->nr_comps; i++) {
 		const struct tb_cs_component *c = &p->comps[i].c;
 
-		if (tb_cs_check_owner(c))
+		if (tb_cs_check_owner(&p->comps[i], &foreign[i]))
 			continue;
 		if (pm && tb_cs_pm_get(c->dev)) {
 			pr_warn("tracebuf: coresight: %s cannot be powered up: not used\n",
@@ -567,7 +594,7 @@ static int tb_cs_probe(struct tb_backend *b)
 		}
 		held[i] = true;
 	}
-	tb_cs_probe_devs(p, held);
+	tb_cs_probe_devs(p, held, foreign);
 	for (i = 0; i < p->nr_comps; i++) {
 		const struct tb_cs_desc *d = &p->comps[i];
 		struct tb_cs_etm *e;
@@ -1079,12 +1106,16 @@ static void tb_cs_prep(struct tb_cs_buf *buf);
 /*
  * Runtime PM references (get) on the first limit devices a session
  * uses, or given back (!get): each ETM of its CPUs and the links on its
- * way, then the sink. A failed get gives back what it took.
+ * way (static links too, as coresight_grab_device() takes every device
+ * of a path: coresight-core.c), then the sink. A failed get gives back
+ * what it took. A static link another driver holds is referenced all
+ * the same (tb_cs_check_owner()).
  */
 static int tb_cs_buf_pm(struct tb_cs_buf *buf, bool get, unsigned int limit)
 {
 	unsigned int cpu, i, n = 0;
 	struct device *dev;
+	bool foreign;
 	int ret;
 
 	for_each_cpu(cpu, buf->s->cpus) {
@@ -1094,11 +1125,15 @@ static int tb_cs_buf_pm(struct tb_cs_buf *buf, bool get, unsigned int limit)
 			if (n == limit)
 				return 0;
 			dev = i < e->nr_hops ? e->path[i].d->dev : e->dev;
+			foreign = i < e->nr_hops && e->path[i].d->pm_foreign;
 			if (!get) {
-				tb_cs_pm_put(dev);
+				if (foreign)
+					pm_runtime_put(dev);
+				else
+					tb_cs_pm_put(dev);
 				continue;
 			}
-			ret = tb_cs_pm_get(dev);
+			ret = foreign ? pm_runtime_resume_and_get(dev) : tb_cs_pm_get(dev);
 			if (ret) {
 				tb_cs_buf_pm(buf, false, n);
 				return ret;

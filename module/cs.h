@@ -41,6 +41,7 @@ struct tb_cs_dev {
 	enum tb_cs_kind kind;
 	const struct tb_cs_link_ops *link;	/* NULL: passes everything (static) */
 	int sink;			/* TMC: index into the sinks; -1 none */
+	bool pm_foreign;		/* a static link another driver holds */
 	/* References, under tb_cs_link_lock. */
 	unsigned int users;		/* ETF link: paths through it */
 	u16 in_users[TB_CS_MAX_PORTS];	/* funnel: per slave port */
@@ -170,6 +171,7 @@ int tb_cs_drv_init(void);
 void tb_cs_drv_exit(void);
 bool tb_cs_drv_ours(const struct device *dev);
 bool tb_cs_drv_needs_binding(const struct device *dev);
+bool tb_cs_drv_static(const struct device *dev);
 bool tb_cs_pm_wanted(void);
 int tb_cs_pm_get(struct device *dev);
 void tb_cs_pm_put(struct device *dev);

@@ -16,16 +16,27 @@
  * session's setup_aux to its free_aux on every component it uses, as
  * coresight_get_ref()/coresight_put_ref() hold a path's (coresight-core.c).
  *
+ * Static funnels and replicators (no registers) are platform devices
+ * of their DT node or ACPI node; the platform driver below binds them
+ * too, with runtime PM as the kernel's static_funnel_probe() and
+ * static_replicator_probe() set it up, so that their power domain and
+ * atclk are on while a session's path crosses them, as
+ * coresight_grab_device() holds every device of a path, static links
+ * included (coresight-core.c).
+ *
  * Binding and unbinding from sysfs are suppressed, as the kernel's
  * CoreSight drivers do: a session may be using the component. A component
- * bound to another driver stays that driver's (coresight.c refuses it);
- * one that is not bound when tracebuf loads is bound by this driver then.
+ * bound to another driver stays that driver's (coresight.c refuses it,
+ * but for a static link: see tb_cs_check_owner()); one that is not bound when
+ * tracebuf loads is bound by this driver then.
  */
 #include <linux/acpi.h>
 #include <linux/amba/bus.h>
 #include <linux/clk.h>
 #include <linux/device.h>
 #include <linux/err.h>
+#include <linux/of.h>
+#include <linux/of_device.h>
 #include <linux/platform_device.h>
 #include <linux/pm_runtime.h>
 
@@ -94,9 +105,11 @@ static const struct amba_id tb_cs_amba_ids[] = {
  * them, and its coresight-etm4x, -tmc, -funnel and -replicator modules
  * are platform drivers with these IDs), which the platform driver below
  * matches by this table (drivers/base/platform.c: platform_match(),
- * acpi_driver_match_device()). tracebuf's ACPI discovery (coresight.c:
- * tb_cs_acpi_kinds) also knows the static funnel and replicator, devices
- * without registers to drive.
+ * acpi_driver_match_device()). The static funnel and replicator
+ * (tb_cs_static_acpi_ids) are platform devices on every kernel (6.1's
+ * amba_id_list has neither, so drivers/acpi/scan.c's default enumeration
+ * makes platform devices of them: acpi_default_enumeration()), matched
+ * by the platform driver only.
  */
 static const struct acpi_device_id tb_cs_acpi_ids[] = {
 	{ "ARMHC500" },		/* ETMv4 */
@@ -104,6 +117,44 @@ static const struct acpi_device_id tb_cs_acpi_ids[] = {
 	{ "ARMHC97C" },		/* SoC-400 TMC, SoC-600 ETF/ETB */
 	{ "ARMHC98D" },		/* dynamic replicator */
 	{ "ARMHC9FF" },		/* dynamic funnel */
+	{ }
+};
+
+/*
+ * Static links: coresight-funnel.c's static_funnel_ids and
+ * coresight-replicator.c's static_replicator_acpi_ids.
+ */
+static const struct acpi_device_id tb_cs_static_acpi_ids[] = {
+	{ "ARMHC9FE" },		/* static funnel */
+	{ "ARMHC985" },		/* static replicator */
+	{ }
+};
+
+/*
+ * The platform driver's ACPI table: the components above (platform
+ * devices on later kernels) and the static links.
+ */
+static const struct acpi_device_id tb_cs_platform_acpi_ids[] = {
+	{ "ARMHC500" },
+	{ "ARMHC501" },
+	{ "ARMHC97C" },
+	{ "ARMHC98D" },
+	{ "ARMHC9FF" },
+	{ "ARMHC9FE" },
+	{ "ARMHC985" },
+	{ }
+};
+
+/*
+ * Static links in the device tree: the compatibles tracebuf's discovery
+ * knows (coresight.c: tb_cs_of_kinds), as coresight-funnel.c's
+ * static_funnel_match and coresight-replicator.c's
+ * static_replicator_match have them (the latter's obsolete
+ * "arm,coresight-replicator" is not discovered, so not bound either).
+ */
+static const struct of_device_id tb_cs_static_of_ids[] = {
+	{ .compatible = "arm,coresight-static-funnel" },
+	{ .compatible = "arm,coresight-static-replicator" },
 	{ }
 };
 
@@ -165,9 +216,12 @@ static struct amba_driver tb_cs_amba_driver = {
 
 /*
  * The same components as platform devices (ACPI on later kernels, see
- * tb_cs_acpi_ids): runtime PM as the kernel's CoreSight platform drivers
- * set it up (coresight-funnel.c: funnel_platform_probe()), which the
- * amba bus does for an AMBA driver (amba_probe()); atclk as above.
+ * tb_cs_acpi_ids), and the static links (DT or ACPI): runtime PM as the
+ * kernel's CoreSight platform drivers set it up (coresight-funnel.c:
+ * funnel_platform_probe(), static_funnel_probe(); coresight-replicator.c:
+ * static_replicator_probe()), which the amba bus does for an AMBA driver
+ * (amba_probe()); atclk as above (funnel_probe() takes a static funnel's
+ * too). Nothing here touches registers: a static link has none.
  */
 static int tb_cs_platform_probe(struct platform_device *pdev)
 {
@@ -207,7 +261,8 @@ static struct platform_driver tb_cs_platform_driver = {
 		.name			= "tracebuf-cs",
 		.owner			= THIS_MODULE,
 		.pm			= &tb_cs_pm_ops,
-		.acpi_match_table	= ACPI_PTR(tb_cs_acpi_ids),
+		.of_match_table		= of_match_ptr(tb_cs_static_of_ids),
+		.acpi_match_table	= ACPI_PTR(tb_cs_platform_acpi_ids),
 		.suppress_bind_attrs	= true,
 	},
 	.probe		= tb_cs_platform_probe,
@@ -235,8 +290,21 @@ bool tb_cs_drv_needs_binding(const struct device *dev)
 	if (dev->bus == &amba_bustype)
 		return true;
 #endif
-	/* A platform device of one of our ACPI IDs (clocked, powered by its driver). */
-	return dev->bus == &platform_bus_type && acpi_match_device(tb_cs_acpi_ids, dev);
+	/* A platform device of one of our IDs (clocked, powered by its driver). */
+	return dev->bus == &platform_bus_type &&
+	       (acpi_match_device(tb_cs_platform_acpi_ids, dev) ||
+		of_match_device(tb_cs_static_of_ids, dev));
+}
+
+/*
+ * A static funnel or replicator's platform device (DT or ACPI), whatever
+ * its driver. Process context (acpi_match_device() takes a mutex).
+ */
+bool tb_cs_drv_static(const struct device *dev)
+{
+	return dev && dev->bus == &platform_bus_type &&
+	       (acpi_match_device(tb_cs_static_acpi_ids, dev) ||
+		of_match_device(tb_cs_static_of_ids, dev));
 }
 
 /*
@@ -257,7 +325,8 @@ bool tb_cs_pm_wanted(void)
  * A runtime PM reference on dev, if this driver holds it: its clocks
  * and its power domain on until tb_cs_pm_put(). Process context.
  * Components of other kinds (none, or an emulator's own devices) need
- * none: 0.
+ * none: 0. (A static link another driver holds: coresight.c takes its
+ * reference itself, see tb_cs_check_owner().)
  */
 int tb_cs_pm_get(struct device *dev)
 {
@@ -279,7 +348,7 @@ int tb_cs_drv_init(void)
 {
 	int ret;
 
-	if (IS_ENABLED(CONFIG_ACPI)) {
+	if (IS_ENABLED(CONFIG_ACPI) || IS_ENABLED(CONFIG_OF)) {
 		ret = platform_driver_register(&tb_cs_platform_driver);
 		if (ret)
 			return ret;

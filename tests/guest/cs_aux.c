@@ -878,6 +878,109 @@ static void test_topology(const struct topo *t)
 			  t->name, skips[i]);
 }
 
+/*
+ * The static funnels' platform devices bound to tracebuf-cs (ACPI
+ * devices ARMHC9FE:NN) whose runtime PM status is want, waiting up to
+ * 2 s for all of them: runtime PM suspends a device after its last
+ * reference goes, not at once. Returns how many are; -1: none found.
+ */
+static int static_status(const char *want)
+{
+	char path[PATH_MAX], st[32];
+	int i, n, match;
+
+	for (i = 0; i < 100; i++) {
+		DIR *d = opendir("/sys/bus/platform/drivers/tracebuf-cs");
+		struct dirent *de;
+		FILE *f;
+
+		if (!d)
+			return -1;
+		n = match = 0;
+		while ((de = readdir(d))) {
+			if (strncmp(de->d_name, "ARMHC9FE:", 9))
+				continue;
+			n++;
+			snprintf(path, sizeof(path),
+				 "/sys/bus/platform/drivers/tracebuf-cs/%s/power/runtime_status",
+				 de->d_name);
+			f = fopen(path, "r");
+			if (f) {
+				if (fscanf(f, "%31s", st) == 1 && !strcmp(st, want))
+					match++;
+				fclose(f);
+			}
+		}
+		closedir(d);
+		if (!n)
+			return -1;
+		if (match == n)
+			break;
+		msleep(20);
+	}
+	return match;
+}
+
+/*
+ * N1SDP's static funnels SFN0/SFN1 (the guests booted with ACPI): their
+ * platform devices are bound to tracebuf-cs, runtime-suspended while no
+ * session uses them and active while one does (tracebuf's runtime PM
+ * reference, as coresight_grab_device() takes one on every device of a
+ * path, static links included); the session's trace crosses them with
+ * no violation. Without the references (test_skip_pm) the emulator finds
+ * them suspended under the trace, which it counts (on ACPI its only
+ * power rule: the components name no clock or power domain).
+ */
+static void test_static_pm(void)
+{
+	static const char *const p[] = { "topology=n1sdp", NULL };
+	static const char *const sfn[] = { "\\_SB_.N1SD.SFN0", "\\_SB_.N1SD.SFN1" };
+	unsigned long long viol, sv[2];
+	struct sess x;
+	int i;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu topology=n1sdp");
+	TBT_CHECK(static_status("suspended") == 2,
+		  "n1sdp: both static funnels' devices bound to tracebuf-cs and runtime-suspended while unused (%d)",
+		  static_status("suspended"));
+	TBT_CHECK(cs_open(&x, 3, 1 << 20, 0, 0) == 0, "n1sdp session");
+	TBT_CHECK(static_status("active") == 2, "n1sdp: both static funnels active for the session (%d)",
+		  static_status("active"));
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "n1sdp enable");
+	run_for(&x, 300);
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "n1sdp disable");
+	consume(&x);
+	for (i = 0; i < 2; i++)
+		TBT_CHECK(cs_stat(sfn[i], "passed") > 0 && cs_stat(sfn[i], "passed") != ~0ULL &&
+			  cs_stat(sfn[i], "violations") == 0,
+			  "%s: passed %llu, violations %llu", sfn[i], cs_stat(sfn[i], "passed"),
+			  cs_stat(sfn[i], "violations"));
+	TBT_CHECK(x.published >= 64 * 1024, "n1sdp: %llu bytes published",
+		  (unsigned long long)x.published);
+	sess_close(&x);
+	TBT_CHECK(total_violations() == 0, "n1sdp: violations %llu", total_violations());
+	TBT_CHECK(static_status("suspended") == 2,
+		  "n1sdp: both static funnels suspended again once the session is gone");
+
+	/* Without the references the trace crosses suspended static funnels. */
+	TBT_CHECK(write_file("/sys/module/tracebuf/parameters/test_skip_pm", "Y") == 0,
+		  "test_skip_pm");
+	if (cs_open(&x, 3, 1 << 20, 0, 0) == 0 && tracebuf_enable(&x.s) == 0) {
+		run_for(&x, 300);
+		tracebuf_disable(&x.s);
+	}
+	sess_close(&x);
+	write_file("/sys/module/tracebuf/parameters/test_skip_pm", "N");
+	viol = total_violations();
+	for (i = 0; i < 2; i++)
+		sv[i] = cs_stat(sfn[i], "violations");
+	printf("# n1sdp without runtime PM references: %llu violations (SFN0 %llu, SFN1 %llu)\n",
+	       viol, sv[0], sv[1]);
+	TBT_CHECK(viol && viol != ~0ULL && sv[0] && sv[0] != ~0ULL && sv[1] && sv[1] != ~0ULL,
+		  "n1sdp without runtime PM references: trace through the suspended static funnels is a violation");
+	TBT_CHECK(tbt_rmmod("tb_csemu") == 0, "rmmod tb_csemu");
+}
+
 /* tb_csemu's power file (csemu_pwr.c): key's value ("domain", "clk3", ...), or ~0. */
 static unsigned long long power_stat(const char *key)
 {
@@ -1451,6 +1554,7 @@ int main(void)
 		 * same code on either firmware and runs in the DT guests.
 		 */
 		test_topology(&n1sdp);
+		test_static_pm();
 		if (tbt_module_loaded("tb_csemu"))
 			TBT_CHECK(tbt_rmmod("tb_csemu") == 0, "rmmod tb_csemu");
 		return tbt_done();

@@ -658,13 +658,13 @@ static int acpi_lines(struct lines *out)
 	return 0;
 }
 
-static int board_devices(int *bound);
+static int board_devices(int *bound, int *ours, int *ours_static);
 
 static void test_acpi_soc(const char *soc, const char *const *paths)
 {
 	struct lines fw = { 0 }, emu = { 0 }, comps = { 0 };
 	char acc[1024], want[1024];
-	int i, j, k, cpu, n, bound, regs = 0;
+	int i, j, k, cpu, n, bound, ours, ours_static, statics = 0;
 
 	TBT_CHECK(acpi_lines(&fw) == 0, "read " ACPI_DEVS);
 	TBT_CHECK(fw.n > 4, "%s: %d components under " N1SD " in the namespace", soc, fw.n);
@@ -707,17 +707,24 @@ static void test_acpi_soc(const char *soc, const char *const *paths)
 	}
 	TBT_CHECK(emu.n == 2, "%s: tracebuf has paths for %d CPUs, not 2", soc, emu.n);
 	/*
-	 * tb_csemu's devices, one per component with registers (not the
-	 * static links), each bound (to tracebuf-cs: the lines say which
-	 * bus, AMBA on 6.1, platform on later kernels).
+	 * tb_csemu's devices, one per component, each bound to tracebuf-cs
+	 * (the lines say which bus: the components with registers AMBA on
+	 * 6.1, platform on later kernels; the static funnels SFN0/SFN1
+	 * platform devices on every kernel, ACPI's default enumeration),
+	 * the static links' among them.
 	 */
 	for (i = 0; i < comps.n; i++)
-		regs += strncmp(comps.l[i], "static ", 7) != 0;
-	n = board_devices(&bound);
-	printf("# %s: %d devices, %d bound, for %d components with registers\n", soc, n, bound,
-	       regs);
-	TBT_CHECK(n == regs && bound == regs, "%s: %d devices, %d bound, for %d components", soc,
-		  n, bound, regs);
+		statics += !strncmp(comps.l[i], "static ", 7);
+	n = board_devices(&bound, &ours, &ours_static);
+	printf("# %s: %d devices, %d bound, %d to tracebuf-cs (%d static links of %d), for %d components\n",
+	       soc, n, bound, ours, ours_static, statics, comps.n);
+	TBT_CHECK(statics == 2, "%s: %d static links in the topology (SFN0, SFN1)", soc, statics);
+	TBT_CHECK(n == comps.n && bound == comps.n && ours == comps.n,
+		  "%s: %d devices, %d bound, %d to tracebuf-cs, for %d components", soc, n, bound,
+		  ours, comps.n);
+	TBT_CHECK(ours_static == statics,
+		  "%s: %d of the %d static links' devices bound to tracebuf-cs", soc, ours_static,
+		  statics);
 	tbt_rmmod("tb_csemu");
 	clear(&fw);
 	clear(&emu);
@@ -726,17 +733,23 @@ static void test_acpi_soc(const char *soc, const char *const *paths)
 
 /*
  * Devices made for the boards' components (their of_node under a
- * /csemu-* container) on the amba and platform buses, and how many of
- * those have a driver bound.
+ * /csemu-* container, or their ACPI node under \_SB_.N1SD) on the amba
+ * and platform buses, and how many of those have a driver bound, how
+ * many tracebuf-cs (if ours), and how many static links' (ACPI hardware
+ * ID ARMHC9FE or ARMHC985) tracebuf-cs (if ours_static).
  */
-static int board_devices(int *bound)
+static int board_devices(int *bound, int *ours, int *ours_static)
 {
 	static const char *const buses[] = { "amba", "platform" };
-	char path[PATH_MAX], link[PATH_MAX];
+	char path[PATH_MAX], link[PATH_MAX], hid[32];
 	unsigned int b;
 	int found = 0;
 
 	*bound = 0;
+	if (ours)
+		*ours = 0;
+	if (ours_static)
+		*ours_static = 0;
 	for (b = 0; b < 2; b++) {
 		struct dirent *d;
 		DIR *dir;
@@ -747,6 +760,7 @@ static int board_devices(int *bound)
 			const char *c;
 			ssize_t n;
 
+			hid[0] = 0;
 			if (d->d_name[0] == '.')
 				continue;
 			pf(path, sizeof(path), "/sys/bus/%s/devices/%s/of_node", buses[b], d->d_name);
@@ -764,6 +778,8 @@ static int board_devices(int *bound)
 				if (attr(path, "path", link, sizeof(link)) ||
 				    strncmp(link, N1SD, strlen(N1SD)))
 					continue;
+				if (attr(path, "hid", hid, sizeof(hid)))
+					hid[0] = 0;
 			}
 			found++;
 			pf(path, sizeof(path), "/sys/bus/%s/devices/%s/driver", buses[b], d->d_name);
@@ -771,7 +787,13 @@ static int board_devices(int *bound)
 			if (n > 0) {
 				link[n] = 0;
 				(*bound)++;
-				printf("# %s/%s is bound to %s\n", buses[b], d->d_name, base(link));
+				printf("# %s/%s (%s) is bound to %s\n", buses[b], d->d_name,
+				       hid[0] ? hid : "-", base(link));
+				if (ours && !strcmp(base(link), "tracebuf-cs"))
+					(*ours)++;
+				if (ours_static && !strcmp(base(link), "tracebuf-cs") &&
+				    (!strcmp(hid, "ARMHC9FE") || !strcmp(hid, "ARMHC985")))
+					(*ours_static)++;
 			}
 		}
 		if (dir)
@@ -797,12 +819,12 @@ static void test_unbound(void)
 
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
 		TBT_CHECK(!tbt_module_loaded(mods[i]), "%s was loaded before the test", mods[i]);
-	n = board_devices(&bound);
+	n = board_devices(&bound, NULL, NULL);
 	printf("# %d devices for the emulated boards' components, %d bound\n", n, bound);
 	TBT_CHECK(n == 0 && bound == 0, "%d devices, %d bound, for the boards' components", n, bound);
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
 		printf("# modprobe %s: %d\n", mods[i], tbt_modprobe(mods[i]));
-	n = board_devices(&bound);
+	n = board_devices(&bound, NULL, NULL);
 	printf("# with the kernel's modules: %d devices, %d bound\n", n, bound);
 	TBT_CHECK(n == 0 && bound == 0, "%d devices, %d bound, with the kernel's modules", n, bound);
 	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)

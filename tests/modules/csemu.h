@@ -290,6 +290,7 @@ enum csemu_viol {
 	CV_UNCLOCKED,
 	CV_UNPOWERED,
 	CV_DOMAIN_LOST,
+	CV_LINK_SUSPENDED,
 	CV_NR
 };
 
@@ -310,8 +311,12 @@ struct csemu_comp {
 	char name[24];
 	unsigned int index;		/* in what tracebuf is told (csemu.desc) */
 	struct csemu_port out[2];	/* master ports, as wired */
-	/* Device-tree topologies (csemu_pwr.c): its device, clocks, domain. */
-	struct device *dev;		/* an AMBA device, tracebuf's driver bound */
+	/*
+	 * Device-tree and ACPI topologies (csemu_pwr.c): its device (AMBA
+	 * or platform; a static link's: ACPI only, platform), tracebuf's
+	 * driver bound; device tree only: its clocks and domain.
+	 */
+	struct device *dev;
 	unsigned int clk[2];		/* the controller's clock indices */
 	unsigned int nclk;
 	bool pd;			/* in the controller's power domain */

@@ -37,15 +37,20 @@
  *    destination's slave port DestinationPort (DEN0067 "_DSD graph";
  *    coresight-platform.c: acpi_coresight_parse_link()).
  *
- * Every component but a static link (no registers) becomes a device of
- * its ACPI node (its companion, its name the node's device name) on the
- * bus this kernel puts it on: 6.1 makes AMBA devices of the CoreSight IDs
- * (acpi_amba.c: amba_handler_attach(); the peripheral ID is given here
- * instead of read, csemu_pwr.c), later kernels platform devices
- * (Debian's 6.12: drivers/acpi/arm64/amba.c's amba_id_list has none of
- * them, its coresight modules are platform drivers with these IDs; the
- * change is taken as v6.9's, Kbuild's CSEMU_ACPI_PLATFORM; only 6.1 and
- * 6.12 are built here); with driver_override "tracebuf-cs" either way.
+ * Every component becomes a device of its ACPI node (its companion, its
+ * name the node's device name) on the bus this kernel puts it on: 6.1
+ * makes AMBA devices of the CoreSight IDs with registers (acpi_amba.c:
+ * amba_handler_attach(); the peripheral ID is given here instead of
+ * read, csemu_pwr.c), later kernels platform devices (Debian's 6.12:
+ * drivers/acpi/arm64/amba.c's amba_id_list has none of them, its
+ * coresight modules are platform drivers with these IDs; the change is
+ * taken as v6.9's, Kbuild's CSEMU_ACPI_PLATFORM; only 6.1 and 6.12 are
+ * built here); a static funnel or replicator (ARMHC9FE, ARMHC985: in no
+ * kernel's amba_id_list) is a platform device on every kernel, as
+ * drivers/acpi/scan.c's default enumeration makes one
+ * (acpi_default_enumeration(), acpi_create_platform_device()); with
+ * driver_override "tracebuf-cs" in every case. A static link's device
+ * must be runtime-active while trace crosses it (csemu_link.c).
  * ACPI has no clocks or power domains for them: on an ACPI boot an AMBA
  * device's apb_pclk is acpi_amba.c's dummy clock, a platform device has
  * none, and power is the device's _PSx, which N1SDP's components have
@@ -165,8 +170,8 @@ static int csemu_acpi_add(struct acpi_device *adev, struct csemu_comp *c, u32 pi
 		return -E2BIG;
 	csemu_acpi->adev[csemu_acpi->n] = adev;
 	csemu_acpi->comp[csemu_acpi->n++] = c;
-	if (!pid)
-		return 0;		/* a static link: no device */
+	if (!pid)		/* a static link: a platform device on every kernel */
+		return csemu_pwr_platform_device(dev_name(&adev->dev), adev, c);
 	if (acpi_dev_get_resources(adev, &res, NULL, NULL) >= 0) {
 		list_for_each_entry(e, &res, node)
 			if (resource_type(e->res) == IORESOURCE_MEM) {

@@ -133,6 +133,7 @@ static const char * const csemu_viol_msg[CV_NR] = {
 	[CV_UNCLOCKED] = "register access with one of the component's clocks off (external abort)",
 	[CV_UNPOWERED] = "register access with the component's power domain off (external abort)",
 	[CV_DOMAIN_LOST] = "power domain off under a capturing TMC: its state and trace lost",
+	[CV_LINK_SUSPENDED] = "trace through a runtime-suspended static link (no runtime PM reference)",
 };
 
 DEFINE_RAW_SPINLOCK(csemu_lock);

@@ -3,6 +3,8 @@
  * tb_csemu: funnels and replicators, and how trace travels the ATB graph
  * from an ETM to the TMCs (see csemu.h).
  */
+#include <linux/pm_runtime.h>
+
 #include "csemu.h"
 
 static bool csemu_etf_fifo(const struct csemu_sink *k)
@@ -66,6 +68,21 @@ void csemu_deliver(struct csemu_port to, u8 id, const u8 *data, size_t n,
 		 * the static ones have no enable or filter).
 		 */
 		l = container_of(c, struct csemu_link, c);
+		/*
+		 * Its device (ACPI topologies: csemu_acpi.c) runtime-suspended:
+		 * a violation, and it passes nothing. The kernel holds a
+		 * runtime PM reference on every device of a path while a
+		 * session uses it, static links included
+		 * (coresight-core.c: coresight_grab_device() and
+		 * coresight_get_ref() on each node of the path); suspended,
+		 * a static funnel's atclk is off (coresight-funnel.c:
+		 * funnel_runtime_suspend()) and its power domain may be.
+		 */
+		if (c->dev && pm_runtime_suspended(c->dev)) {
+			csemu_violation(c, CV_LINK_SUSPENDED);
+			l->blocked += n;
+			return;
+		}
 		l->passed += n;
 		for (i = 0; i < 2; i++)
 			csemu_deliver(c->out[i], id, data, n, depth + 1);
