@@ -164,8 +164,8 @@ static int tb_cs_check_owner(const struct tb_cs_desc *d, bool *foreign)
 		return 0;
 	}
 	if (tb_cs_drv_needs_binding(dev)) {
-		pr_warn("tracebuf: coresight: %s is bound to no driver, so its clock and power are off; to use it with tracebuf: rmmod tracebuf; echo tracebuf-cs > /sys/bus/amba/devices/%s/driver_override; modprobe tracebuf\n",
-			c->name, dev_name(dev));
+		pr_warn("tracebuf: coresight: %s is bound to no driver, so its clock and power are off; to use it with tracebuf: rmmod tracebuf; echo tracebuf-cs > /sys/bus/%s/devices/%s/driver_override; modprobe tracebuf\n",
+			c->name, dev->bus->name, dev_name(dev));
 		return -ENODEV;
 	}
 	if (!dev->driver)
