@@ -528,6 +528,7 @@ extern const struct file_operations csemu_cpu_pm_fops;
 /* csemu_tmc.c */
 u32 csemu_tmc_read(struct csemu_sink *k, u32 off);
 void csemu_rrd_note(struct csemu_sink *k, bool irqoff);
+void csemu_tmc_init(void);
 void csemu_tmc_exit(void);
 void csemu_tmc_write(struct csemu_sink *k, u32 off, u32 val);
 void csemu_push(struct csemu_sink *k, u8 id, const u8 *data, size_t len);

@@ -872,6 +872,7 @@ static int __init csemu_init(void)
 	ret = csemu_params();
 	if (ret)
 		return ret;
+	csemu_tmc_init();
 	csemu_idr_init();
 	ret = csemu_build();
 	if (ret)

@@ -596,7 +596,19 @@ static void csemu_irqon(struct irq_work *w)
 	this_cpu_inc(csemu_irqon_gen);
 }
 
-static DEFINE_PER_CPU(struct irq_work, csemu_irqon_work) = IRQ_WORK_INIT_HARD(csemu_irqon);
+static DEFINE_PER_CPU(struct irq_work, csemu_irqon_work);
+
+/*
+ * Module init, before any access. At run time: with a static per-CPU
+ * initializer the handler was NULL when it ran (6.1, arm64 guest).
+ */
+void csemu_tmc_init(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(csemu_irqon_work, cpu) = IRQ_WORK_INIT_HARD(csemu_irqon);
+}
 
 /* Under csemu_lock, after an RRD read; irqoff: the caller's interrupts were off. */
 void csemu_rrd_note(struct csemu_sink *k, bool irqoff)
