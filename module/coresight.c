@@ -2047,7 +2047,9 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 
 	mutex_lock(&buf->cycle_lock);
 	raw_spin_lock_irqsave(&s->trace_lock, flags);
-	if (!buf->running && !buf->paused && !buf->deferred && !buf->span.active) {
+	/* want without a sink: a previous cycle's restart was stopped, below. */
+	if (!buf->running && !buf->paused && !buf->deferred && !buf->span.active &&
+	    cpumask_empty(buf->want)) {
 		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 		goto out;
 	}
@@ -2120,6 +2122,13 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 		raw_spin_lock_irqsave(&s->trace_lock, flags);
 		goto fail;
 	}
+	/*
+	 * The last stop stopped the sink between the rounds and a start
+	 * joined want since (in_cycle: left to this cycle): one more cycle
+	 * starts it, or nothing would until the next ENABLE.
+	 */
+	if (!buf->running && !buf->paused && !buf->deferred && !cpumask_empty(buf->want))
+		irq_work_queue(&buf->kick);
 	buf->in_cycle = false;
 	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 	goto out;
