@@ -2022,6 +2022,26 @@ static void tb_cs_on_cpus(struct tb_cs_buf *buf, smp_call_func_t fn)
 #define TB_CS_ON_ROUNDS		4	/* enable rounds: CPUs that joined meanwhile */
 
 /*
+ * In the cycle, trace_lock held (*flags): the rest of a begun ETB/ETF
+ * copy-out, TB_CS_COPY_CHUNK bytes at a time, the lock dropped (and
+ * interrupts on) in between. Meanwhile in_cycle keeps every start off
+ * the SRAM (tb_cs_start()), a stop only turns its ETM off (all are off)
+ * or, the last one, finds the copy begun and leaves it here
+ * (tb_cs_sram_stop()); copy.active ends only under the lock, in
+ * tb_cs_sink_halt() or tb_cs_abort(), which run in neither meanwhile
+ * (free_aux cancels this work first).
+ */
+static void tb_cs_copy_rest(struct tb_cs_buf *buf, unsigned long *flags)
+	__must_hold(&buf->s->trace_lock)
+{
+	while (buf->copy.active && !tb_cs_copy_some(buf, buf->aux, TB_CS_COPY_CHUNK)) {
+		raw_spin_unlock_irqrestore(&buf->s->trace_lock, *flags);
+		cond_resched();
+		raw_spin_lock_irqsave(&buf->s->trace_lock, *flags);
+	}
+}
+
+/*
  * One drain cycle, in process context: every ETM
  * of the session off, each on its own CPU (IPIs); the sink flushed,
  * stopped and published (an ETB/ETF read out TB_CS_COPY_CHUNK bytes at
@@ -2065,20 +2085,7 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 		/* Unless the last stop halted it and left the copy-out here. */
 		if (!buf->copy.active)
 			tb_cs_sram_halt(buf, aux);
-		/*
-		 * Read with trace_lock dropped between chunks: in_cycle keeps
-		 * every start off the SRAM (tb_cs_start()), a stop only turns
-		 * its ETM off (all are off) or, the last one, finds the copy
-		 * begun and leaves it here (tb_cs_sram_stop()); copy.active
-		 * ends only under this lock, here or in tb_cs_abort(), which
-		 * runs in neither meanwhile (free_aux cancels this work first).
-		 */
-		while (buf->copy.active &&
-		       !tb_cs_copy_some(buf, aux, TB_CS_COPY_CHUNK)) {
-			raw_spin_unlock_irqrestore(&s->trace_lock, flags);
-			cond_resched();
-			raw_spin_lock_irqsave(&s->trace_lock, flags);
-		}
+		tb_cs_copy_rest(buf, &flags);
 	}
 	if (tb_cs_defer(buf)) {
 		/*
@@ -2120,6 +2127,15 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 		tb_cs_on_cpus(buf, tb_cs_off_ipi);
 		raw_spin_lock_irqsave(&s->trace_lock, flags);
+		/*
+		 * A last stop between the rounds left an SRAM's copy-out:
+		 * published, as that stop would have done, before the abort
+		 * gives up on what a running sink holds.
+		 */
+		if (buf->copy.active) {
+			tb_cs_copy_rest(buf, &flags);
+			tb_cs_sink_finish(buf, false);
+		}
 		goto fail;
 	}
 	/*
