@@ -48,7 +48,14 @@
  * sink as it stops), the sink flushed, stopped and published, then the
  * sink restarted and every ETM on again on its own CPU if the consumer
  * left room. The CPUs run untraced for the moment of a cycle; no byte
- * the hardware produced is lost in it. ETMs and their links are
+ * the hardware produced is lost in it. An ETB/ETF's SRAM is read out
+ * only there, TB_CS_COPY_CHUNK bytes at a time with interrupts enabled
+ * in between. The last CPU's stop (DISABLE, a CPU going offline, a
+ * task's last switch-out: interrupts off) stops the sink: an ETR's run
+ * is published there (or by a cycle it kicks, tb_cs_defer()), an
+ * ETB/ETF is only flushed and stopped there and its copy-out left to a
+ * cycle it kicks (tb_cs_sram_stop()); a start waits for that cycle, and
+ * DISABLE runs it before it returns. ETMs and their links are
  * disabled before and enabled after their sink, always.
  *
  * No-overwrite mode, ETR: at every restart the ETR's buffer is the free
@@ -1540,7 +1547,7 @@ static void tb_cs_copy_begin(struct tb_cs_buf *buf, struct tb_aux *aux)
 	c->active = true;
 }
 
-/* ETB/ETF: flush and stop the sink, then begin its copy-out. */
+/* ETB/ETF: flush and stop the sink, then begin its copy-out (nothing read). */
 static void tb_cs_sram_halt(struct tb_cs_buf *buf, struct tb_aux *aux)
 {
 	bool unsure = tb_tmc_flush(buf->sink, true) != 0;
@@ -1550,8 +1557,9 @@ static void tb_cs_sram_halt(struct tb_cs_buf *buf, struct tb_aux *aux)
 }
 
 /*
- * Up to max more bytes of the copy-out (U64_MAX: the rest), under
- * trace_lock. True once every byte was read.
+ * Up to max more bytes of the copy-out, under trace_lock: only the drain
+ * cycle calls it, TB_CS_COPY_CHUNK bytes at a time with the lock (and
+ * interrupts) released in between. True once every byte was read.
  */
 static bool tb_cs_copy_some(struct tb_cs_buf *buf, struct tb_aux *aux, u64 max)
 {
@@ -1571,11 +1579,13 @@ static bool tb_cs_copy_some(struct tb_cs_buf *buf, struct tb_aux *aux, u64 max)
 
 /*
  * Flush and stop the sink and account for what it wrote since it
- * started (an ETB/ETF's copy-out, begun or not, is finished here): the
- * run becomes buf->span, for tb_cs_span_sync() and tb_cs_span_done().
- * unsure: an ETM did not drain. Under trace_lock, with every ETM of the
- * sink off; no DMA sync here (tb_cs_sync()), as the kernel's
- * tmc_update_etr_buffer() syncs once the ETR is disabled.
+ * started: the run becomes buf->span, for tb_cs_span_sync() and
+ * tb_cs_span_done(). An ETB/ETF was stopped and read out before
+ * (tb_cs_sram_halt(), then tb_cs_copy_some() in the drain cycle): no
+ * SRAM word is read here, with interrupts off. unsure: an ETM did not
+ * drain. Under trace_lock, with every ETM of the sink off; no DMA sync
+ * here (tb_cs_sync()), as the kernel's tmc_update_etr_buffer() syncs
+ * once the ETR is disabled.
  */
 static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsure)
 {
@@ -1593,9 +1603,14 @@ static void tb_cs_sink_halt(struct tb_cs_buf *buf, struct tb_aux *aux, bool unsu
 	if (buf->pos_hi > head)
 		placed = buf->pos_hi - head;
 	if (k->type != TRACEBUF_CS_SINK_ETR) {
-		if (!buf->copy.active)
+		/* Only the cycle reads it out: tb_cs_cycle_run(). */
+		if (WARN_ON_ONCE(!buf->copy.active))
 			tb_cs_sram_halt(buf, aux);
-		tb_cs_copy_some(buf, aux, U64_MAX);
+		if (WARN_ON_ONCE(buf->copy.done < buf->copy.bytes)) {
+			/* Not read: counted lost, never published. */
+			buf->copy.avail = min(buf->copy.avail, buf->copy.done);
+			buf->copy.at_least = true;
+		}
 		buf->copy.active = false;
 		w = buf->copy.avail;
 		lost = buf->copy.bytes - buf->copy.avail;
@@ -1864,11 +1879,11 @@ static int tb_cs_sink_run(struct tb_cs_buf *buf, bool resuming)
 
 /*
  * Under trace_lock, every ETM of the sink off: stop the sink and publish
- * what it wrote. going_on: the session traces on (the span is
- * TRUNCATED if it is about to pause for room). With deferred syncs
- * (tb_cs_defer()) the run stays in buf->span and the drain cycle,
- * kicked here, syncs and publishes it (DISABLE waits for that: the
- * stopped op).
+ * what it wrote (an ETB/ETF already read out by the cycle). going_on:
+ * the session traces on (the span is TRUNCATED if it is about to pause
+ * for room). With deferred syncs (tb_cs_defer()) the run stays in
+ * buf->span and the drain cycle, kicked here, syncs and publishes it
+ * (DISABLE waits for that: the stopped op).
  */
 static void tb_cs_sink_finish(struct tb_cs_buf *buf, bool going_on)
 {
@@ -2007,8 +2022,9 @@ static void tb_cs_on_ipi(void *arg)
 	int ret;
 
 	raw_spin_lock(&buf->s->trace_lock);	/* IPI: interrupts are off */
+	/* Not into an SRAM a last stop halted meanwhile (tb_cs_sram_stop()). */
 	if (e && cpumask_test_cpu(cpu, buf->want) && !cpumask_test_cpu(cpu, buf->on) &&
-	    buf->running && !buf->fail) {
+	    buf->running && !buf->copy.active && !buf->fail) {
 		ret = tb_cs_etm_on(buf, e, buf->s->bcfg);
 		if (ret) {
 			buf->fail = ret;
@@ -2041,6 +2057,26 @@ static void tb_cs_on_cpus(struct tb_cs_buf *buf, smp_call_func_t fn)
 #define TB_CS_ON_ROUNDS		4	/* enable rounds: CPUs that joined meanwhile */
 
 /*
+ * In the cycle, trace_lock held (*flags): the rest of a begun ETB/ETF
+ * copy-out, TB_CS_COPY_CHUNK bytes at a time, the lock dropped (and
+ * interrupts on) in between. Meanwhile in_cycle keeps every start off
+ * the SRAM (tb_cs_start()), a stop only turns its ETM off (all are off)
+ * or, the last one, finds the copy begun and leaves it here
+ * (tb_cs_sram_stop()); copy.active ends only under the lock, in
+ * tb_cs_sink_halt() or tb_cs_abort(), which run in neither meanwhile
+ * (free_aux cancels this work first).
+ */
+static void tb_cs_copy_rest(struct tb_cs_buf *buf, unsigned long *flags)
+	__must_hold(&buf->s->trace_lock)
+{
+	while (buf->copy.active && !tb_cs_copy_some(buf, buf->aux, TB_CS_COPY_CHUNK)) {
+		raw_spin_unlock_irqrestore(&buf->s->trace_lock, *flags);
+		cond_resched();
+		raw_spin_lock_irqsave(&buf->s->trace_lock, *flags);
+	}
+}
+
+/*
  * One drain cycle, in process context: every ETM
  * of the session off, each on its own CPU (IPIs); the sink flushed,
  * stopped and published (an ETB/ETF read out TB_CS_COPY_CHUNK bytes at
@@ -2048,9 +2084,13 @@ static void tb_cs_on_cpus(struct tb_cs_buf *buf, smp_call_func_t fn)
  * is room, and the ETMs of the CPUs still wanted on again, each on its
  * own CPU. Meanwhile (in_cycle) a start only joins want and the cycle
  * turns it on; a stop turns its own ETM off, and the last one stops
- * and publishes the sink itself (finishing a copy-out under way), as it
- * does outside a cycle. Returns the error of a restart that failed (the
- * session is then in the error state).
+ * the sink as it does outside a cycle: an ETR's run is published there
+ * (or left to a cycle it kicks: tb_cs_defer()), an ETB/ETF's copy-out
+ * is always left to a cycle, this one if it is reading it already, else
+ * the next, which the stop kicks (tb_cs_sram_stop()). Also the
+ * completion of a stop: DISABLE runs it (tb_cs_stopped()). Returns the
+ * error of a restart that failed (the session is then in the error
+ * state).
  */
 static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 {
@@ -2062,7 +2102,9 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 
 	mutex_lock(&buf->cycle_lock);
 	raw_spin_lock_irqsave(&s->trace_lock, flags);
-	if (!buf->running && !buf->paused && !buf->deferred && !buf->span.active) {
+	/* want without a sink: a previous cycle's restart was stopped, below. */
+	if (!buf->running && !buf->paused && !buf->deferred && !buf->span.active &&
+	    cpumask_empty(buf->want)) {
 		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 		goto out;
 	}
@@ -2075,13 +2117,10 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 
 	raw_spin_lock_irqsave(&s->trace_lock, flags);
 	if (buf->running && buf->sink->type != TRACEBUF_CS_SINK_ETR) {
-		tb_cs_sram_halt(buf, aux);
-		while (buf->copy.active &&
-		       !tb_cs_copy_some(buf, aux, TB_CS_COPY_CHUNK)) {
-			raw_spin_unlock_irqrestore(&s->trace_lock, flags);
-			cond_resched();
-			raw_spin_lock_irqsave(&s->trace_lock, flags);
-		}
+		/* Unless the last stop halted it and left the copy-out here. */
+		if (!buf->copy.active)
+			tb_cs_sram_halt(buf, aux);
+		tb_cs_copy_rest(buf, &flags);
 	}
 	if (tb_cs_defer(buf)) {
 		/*
@@ -2109,8 +2148,9 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 		buf->fail_cpu = smp_processor_id();
 		goto fail;
 	}
-	for (round = 0; round < TB_CS_ON_ROUNDS && buf->running && !buf->fail &&
-	     cpumask_andnot(buf->ipi, buf->want, buf->on); round++) {
+	/* A last stop meanwhile halts an SRAM and kicks the next cycle. */
+	for (round = 0; round < TB_CS_ON_ROUNDS && buf->running && !buf->copy.active &&
+	     !buf->fail && cpumask_andnot(buf->ipi, buf->want, buf->on); round++) {
 		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 		tb_cs_on_cpus(buf, tb_cs_on_ipi);
 		raw_spin_lock_irqsave(&s->trace_lock, flags);
@@ -2122,8 +2162,24 @@ static int tb_cs_cycle_run(struct tb_cs_buf *buf)
 		raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 		tb_cs_on_cpus(buf, tb_cs_off_ipi);
 		raw_spin_lock_irqsave(&s->trace_lock, flags);
+		/*
+		 * A last stop between the rounds left an SRAM's copy-out:
+		 * published, as that stop would have done, before the abort
+		 * gives up on what a running sink holds.
+		 */
+		if (buf->copy.active) {
+			tb_cs_copy_rest(buf, &flags);
+			tb_cs_sink_finish(buf, false);
+		}
 		goto fail;
 	}
+	/*
+	 * The last stop stopped the sink between the rounds and a start
+	 * joined want since (in_cycle: left to this cycle): one more cycle
+	 * starts it, or nothing would until the next ENABLE.
+	 */
+	if (!buf->running && !buf->paused && !buf->deferred && !cpumask_empty(buf->want))
+		irq_work_queue(&buf->kick);
 	buf->in_cycle = false;
 	raw_spin_unlock_irqrestore(&s->trace_lock, flags);
 	goto out;
@@ -2171,8 +2227,9 @@ static void tb_cs_kick(struct irq_work *w)
  * there, if its buffer wrapped, no byte is where the records said:
  * tb_cs_sink_halt() publishes the placed part as null frames then. A
  * buffer found wrapped (Full) or broken (MemErr) here places nothing more
- * in this run (pos_lost). While a cycle reads an SRAM out (its ETMs all
- * off), every byte lies below the copy's end.
+ * in this run (pos_lost). While an SRAM is stopped and read out (a
+ * cycle's, or the last stop's left to a cycle; its ETMs all off), every
+ * byte lies below the copy's end.
  */
 static void tb_cs_place(struct tb_cs_buf *buf, bool end)
 {
@@ -2183,7 +2240,7 @@ static void tb_cs_place(struct tb_cs_buf *buf, bool end)
 	if (!buf->running || aux->snapshot || buf->s->setup.target != TRACEBUF_TARGET_TASK)
 		return;
 	if (buf->copy.active) {
-		/* An ETB/ETF read out in a cycle: every byte is below its end. */
+		/* An ETB/ETF being read out: every byte is below its end. */
 		buf->pos_next = buf->copy.head + buf->copy.avail;
 		buf->pos_next_set = true;
 		return;
@@ -2246,9 +2303,12 @@ static u64 tb_cs_switch_pos(struct tb_session *s, unsigned int cpu)
 }
 
 /*
- * On the CPU, trace_lock held (IPI, hotplug callback). Outside a cycle:
- * the sink running (started here if this is the first CPU), then this
- * CPU's ETM. In a cycle, or while paused for room, the cycle turns it on.
+ * On the CPU, trace_lock held (IPI, hotplug callback, the scheduler).
+ * Outside a cycle: the sink running (started here if this is the first
+ * CPU), then this CPU's ETM. In a cycle, while paused for room, or while
+ * the last stop's SRAM waits to be read out (copy.active: a start now
+ * would overwrite it; that stop kicked the cycle, which restarts the
+ * sink once the copy is published), the cycle turns it on.
  */
 static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 {
@@ -2259,7 +2319,7 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 	if (!e || e->sink != buf->sink_idx)
 		return -ENODEV;
 	cpumask_set_cpu(cpu, buf->want);
-	if (buf->in_cycle || buf->paused || buf->deferred)
+	if (buf->in_cycle || buf->paused || buf->deferred || buf->copy.active)
 		return 0;
 	if (buf->running)
 		tb_cs_place(buf, false);	/* a task session's IN record */
@@ -2277,10 +2337,40 @@ static int tb_cs_start(struct tb_session *s, unsigned int cpu)
 }
 
 /*
+ * The last stop of an ETB/ETF, trace_lock held, every ETM off: flush and
+ * stop it and begin its copy-out, nothing read (the SRAM can hold 64 KiB
+ * and more, and this runs with interrupts off: an IPI, the CPU hotplug
+ * callback, the scheduler). The drain cycle reads it out in
+ * TB_CS_COPY_CHUNK pieces and publishes it: the one reading it already
+ * (copy.active in a cycle), or the next, kicked here (the irq_work, then
+ * the work: tb_cs_kick()); DISABLE runs it before it returns
+ * (tb_cs_stopped()). Until then copy.active keeps every start off the
+ * sink (tb_cs_start(): the SRAM would be overwritten); the cycle starts
+ * it again for the CPUs that joined want. A task session's OUT record:
+ * the run ends at the copy's end (published there, or further as null
+ * frames up to pos_hi: tb_cs_sink_halt()).
+ */
+static void tb_cs_sram_stop(struct tb_cs_buf *buf)
+{
+	struct tb_cs_copy *c = &buf->copy;
+
+	if (!c->active) {
+		tb_cs_sram_halt(buf, buf->aux);
+		irq_work_queue(&buf->kick);
+	}
+	if (buf->s->setup.target == TRACEBUF_TARGET_TASK) {
+		buf->pos_next = c->head + c->avail;
+		buf->pos_next_set = true;
+	}
+}
+
+/*
  * On the CPU, trace_lock held: its ETM off. The other CPUs of the sink
  * trace on, and the next cycle publishes what this one wrote (a task
  * session's OUT record gives where it ends: tb_cs_place()); the last CPU
- * stops the sink and publishes everything it holds.
+ * stops the sink and publishes everything it holds: an ETR's run here
+ * (or, with deferred syncs, in the cycle it kicks), an ETB/ETF's SRAM
+ * in the cycle (tb_cs_sram_stop()).
  */
 static void tb_cs_stop(struct tb_session *s, unsigned int cpu)
 {
@@ -2295,17 +2385,20 @@ static void tb_cs_stop(struct tb_session *s, unsigned int cpu)
 		return;
 	}
 	/* ETMs are on only for wanted CPUs: none is on now. */
-	tb_cs_sink_finish(buf, false);
-	buf->copy.active = false;
 	buf->paused = false;
 	buf->deferred = false;
+	if (buf->running && buf->sink->type != TRACEBUF_CS_SINK_ETR)
+		tb_cs_sram_stop(buf);
+	else
+		tb_cs_sink_finish(buf, false);
 }
 
 /*
- * DISABLE, after every CPU's stop (process context, s->lock held): with
- * deferred syncs, the last stop left its run to the cycle; publish it
- * now, so that DISABLE returns with every byte published, and prepare
- * the tables for the next ENABLE.
+ * DISABLE, after every CPU's stop (process context, s->lock held): the
+ * last stop left an ETB/ETF's copy-out, or with deferred syncs an ETR's
+ * run, to the cycle; run it now (cycle_lock: after a cycle under way),
+ * so that DISABLE returns with every byte published, and prepare the
+ * tables for the next ENABLE.
  */
 static void tb_cs_stopped(struct tb_session *s)
 {

@@ -473,6 +473,24 @@ static void test_percpu(void)
 	TBT_CHECK(total_violations() == 0, "violations");
 }
 
+/*
+ * An ETB/ETF is read out through RRD only in the drain cycle, in process
+ * context, TB_CS_COPY_CHUNK (1 KiB) at a time with interrupts enabled in
+ * between: DISABLE's last stop only stops it and leaves the copy-out to
+ * the cycle the stopped op runs. The emulator's oracle (sinkN/stats
+ * rrd_irqoff_max, csemu_rrd_note()) is the most bytes one CPU read with
+ * interrupts off in one stretch since it was loaded; the kernel's own
+ * tmc_etb_dump_hw() reads the whole SRAM so.
+ */
+static void check_copy_irqoff(const char *what)
+{
+	unsigned long long m = cs_stat("sink0", "rrd_irqoff_max");
+
+	TBT_CHECK(m > 0 && m <= 1024,
+		  "%s: at most 1024 bytes read through RRD per stretch of interrupts off (%llu)",
+		  what, m);
+}
+
 static void test_sink(const char *param, const char *what, int padded)
 {
 	const char *p[] = { param, NULL };
@@ -504,6 +522,8 @@ static void test_sink(const char *param, const char *what, int padded)
 			  (unsigned long long)x.lost);
 	TBT_CHECK(!padded || pad > 0, "%s: the kernel padded to 4 KiB granules", what);
 	TBT_CHECK(total_violations() == 0, "%s: violations", what);
+	if (!strcmp(param, "sink=etf"))
+		check_copy_irqoff(what);
 	sess_close(&x);
 }
 
@@ -550,6 +570,8 @@ static void test_lost(const char *param, const char *rate, const char *what, int
 			  "%s: sink %llu >= published %llu + lost %llu", what, b1 - b0,
 			  (unsigned long long)x.published, (unsigned long long)x.lost);
 	TBT_CHECK(total_violations() == 0, "%s: violations", what);
+	if (!strcmp(param, "sink=etf"))
+		check_copy_irqoff(what);
 	sess_close(&x);
 }
 

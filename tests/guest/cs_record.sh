@@ -111,6 +111,13 @@ rec cs_soc400 "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1
 
 emu sink=etf rate=2048
 rec cs_etf "--ids $(ids)" -a --duration 1 --allow-loss
+# The ETF is read out through RRD only in the drain cycle, 1 KiB at a
+# time with interrupts on in between, DISABLE's included (the emulator's
+# oracle: the most bytes read with interrupts off in one stretch).
+m=$(sed -n 's/^rrd_irqoff_max //p' /sys/kernel/debug/tb_csemu/sink0/stats)
+echo "cs_etf: rrd_irqoff_max $m"
+[ -n "$m" ] && [ "$m" -gt 0 ] && [ "$m" -le 1024 ] ||
+	no "cs_etf: $m bytes read through RRD in one stretch of interrupts off (at most 1024)"
 
 rmmod tb_csemu || no "rmmod tb_csemu"
 [ $fail = 0 ] && echo "result: ok"

@@ -969,7 +969,11 @@ static void test_overrun(void)
  * word once stopped): a thread leaving its CPU while the other traces on
  * is placed by RWP from RRP, where the copy-out starts (tb_cs_place()),
  * so its SWITCH records lie ahead of the head and check_run()'s
- * attribution by position holds as with the ETR.
+ * attribution by position holds as with the ETR. The last thread leaving
+ * (in the scheduler, interrupts off) only stops the SRAM; the drain
+ * cycle reads it out, at most 1 KiB per stretch of interrupts off (the
+ * emulator's oracle, sink0/stats rrd_irqoff_max), and its OUT record is
+ * at the copy's end (tb_cs_sram_stop()).
  */
 static void test_etf(void)
 {
@@ -977,6 +981,7 @@ static void test_etf(void)
 					   "sink=etf", NULL };
 	static const char *const juno[] = { "modprobe", "tb_csemu", "topology=juno", NULL };
 	char *argv[] = { PROG, "threads", "4", "150", NULL };
+	unsigned long long m;
 	struct run r;
 
 	tbt_rmmod("tb_csemu");
@@ -985,6 +990,9 @@ static void test_etf(void)
 		TBT_CHECK(r.nprog_tids == 4, "etf: program reported %d threads", r.nprog_tids);
 		TBT_CHECK(r.ahead > 0, "etf: no SWITCH record was placed ahead of the head");
 	}
+	m = cs_stat("sink0", "rrd_irqoff_max");
+	TBT_CHECK(m > 0 && m <= 1024,
+		  "etf: at most 1024 bytes read through RRD per stretch of interrupts off (%llu)", m);
 	tbt_rmmod("tb_csemu");
 	TBT_CHECK(tbt_run(juno) == 0, "modprobe tb_csemu topology=juno");
 }

@@ -163,7 +163,10 @@
  *   etmN/tasks       rw, bytes the unit produced per process current on
  *                    its CPU (an oracle for the per-task target,
  *                    csemu_task.h); a write clears it
- *   sinkN/stats      r, "key value" lines
+ *   sinkN/stats      r, "key value" lines; rrd_irqoff_max is the test's
+ *                    oracle for the ETB/ETF copy-out, not hardware: the
+ *                    most bytes read through RRD on one CPU within one
+ *                    stretch of interrupts off (csemu_rrd_note())
  *   sinkN/regs       r, "NAME 0xVALUE" for the TMC registers
  */
 #ifndef TB_CSEMU_H
@@ -178,6 +181,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -346,6 +350,10 @@ struct csemu_sink {
 	/* Registers. */
 	u32 ctl, ffcr, mode, rsz, axictl, dbalo, dbahi, trg, bufwm, pscr;
 	u32 rrp, rrphi, rwp, rwphi;
+	/* RRD reads in the current interrupts-off stretch (csemu_rrd_note()). */
+	u64 rrd_run, rrd_run_max;
+	unsigned int rrd_cpu;
+	unsigned long rrd_gen;
 	bool trg_set;			/* TRG written since reset */
 	bool full, memerr;
 	unsigned int flush_reads;	/* FFCR.FlushMan still reads 1 */
@@ -524,6 +532,9 @@ extern const struct file_operations csemu_cpu_pm_fops;
 
 /* csemu_tmc.c */
 u32 csemu_tmc_read(struct csemu_sink *k, u32 off);
+void csemu_rrd_note(struct csemu_sink *k, bool irqoff);
+void csemu_tmc_init(void);
+void csemu_tmc_exit(void);
 void csemu_tmc_write(struct csemu_sink *k, u32 off, u32 val);
 void csemu_push(struct csemu_sink *k, u8 id, const u8 *data, size_t len);
 void csemu_flush(struct csemu_sink *k);

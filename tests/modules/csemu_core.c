@@ -247,6 +247,7 @@ void csemu_claimclr(struct csemu_comp *c, u32 val)
 static u32 csemu_io_read(void __iomem *base, u32 off)
 {
 	struct csemu_comp *c = (__force struct csemu_comp *)base;
+	bool irqoff = irqs_disabled();	/* the caller's, before our lock */
 	unsigned long flags;
 	u32 v = 0;
 
@@ -261,6 +262,8 @@ static u32 csemu_io_read(void __iomem *base, u32 off)
 		v = csemu_tmc_read(container_of(c, struct csemu_sink, c), off);
 	else
 		v = csemu_link_read(container_of(c, struct csemu_link, c), off);
+	if (c->kind == CSEMU_KIND_TMC && off == TB_TMC_RRD)
+		csemu_rrd_note(container_of(c, struct csemu_sink, c), irqoff);
 	raw_spin_unlock_irqrestore(&csemu_lock, flags);
 	return v;
 }
@@ -459,6 +462,7 @@ static int csemu_sink_stats_show(struct seq_file *m, void *v)
 {
 	struct csemu_sink *k = m->private;
 	u64 bytes, frames, wraps, memerrs, viol, flushes, captures, discarded, passed, blocked;
+	u64 rrd_max;
 	enum csemu_state state;
 	u32 claim;
 	bool full, memerr;
@@ -479,6 +483,7 @@ static int csemu_sink_stats_show(struct seq_file *m, void *v)
 	blocked = k->blocked;
 	full = k->full;
 	memerr = k->memerr;
+	rrd_max = k->rrd_run_max;
 	raw_spin_unlock_irqrestore(&csemu_lock, flags);
 
 	seq_printf(m, "type %s\n", csemu_type_name(k->type));
@@ -498,6 +503,7 @@ static int csemu_sink_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "blocked %llu\n", blocked);
 	seq_printf(m, "name %s\n", k->c.name);
 	seq_printf(m, "claim %u\n", claim);
+	seq_printf(m, "rrd_irqoff_max %llu\n", rrd_max * 4);	/* bytes */
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(csemu_sink_stats);
@@ -835,6 +841,7 @@ static void csemu_free(void)
 {
 	unsigned int cpu, i;
 
+	csemu_tmc_exit();
 	csemu_follow_exit();
 	if (csemu.etms)
 		for_each_possible_cpu(cpu)
@@ -866,6 +873,7 @@ static int __init csemu_init(void)
 	ret = csemu_params();
 	if (ret)
 		return ret;
+	csemu_tmc_init();
 	csemu_idr_init();
 	ret = csemu_build();
 	if (ret)

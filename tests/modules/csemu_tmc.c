@@ -573,6 +573,74 @@ static u32 csemu_sts(struct csemu_sink *k)
 	return v;
 }
 
+/*
+ * Not a model of the hardware but the test's oracle for the ETB/ETF
+ * copy-out: the longest run of RRD reads one CPU made within one stretch
+ * of interrupts off (sinkN/stats rrd_irqoff_max, in bytes). The kernel's
+ * own driver reads the whole SRAM under a spinlock with interrupts off
+ * (coresight-tmc-etf.c: tmc_etb_dump_hw(), reached from
+ * tmc_disable_etf_sink() with drvdata->spinlock taken by
+ * spin_lock_irqsave()); tracebuf's
+ * rule is stricter: at most TB_CS_COPY_CHUNK (1 KiB) per stretch
+ * (tb_cs_cycle_run()). A stretch ends when interrupts are enabled on
+ * that CPU: the first read of a run queues an irq_work on its CPU, whose
+ * handler (hard interrupt context: it runs only once interrupts are on
+ * there) bumps that CPU's generation. A late handler only makes a run
+ * look longer, never shorter, so the check can fail spuriously but not
+ * pass wrongly. A read with interrupts on ends the run.
+ */
+static DEFINE_PER_CPU(unsigned long, csemu_irqon_gen);
+
+static void csemu_irqon(struct irq_work *w)
+{
+	this_cpu_inc(csemu_irqon_gen);
+}
+
+static DEFINE_PER_CPU(struct irq_work, csemu_irqon_work);
+
+/*
+ * Module init, before any access. At run time: with a static per-CPU
+ * initializer the handler was NULL when it ran (6.1, arm64 guest).
+ */
+void csemu_tmc_init(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(csemu_irqon_work, cpu) = IRQ_WORK_INIT_HARD(csemu_irqon);
+}
+
+/* Under csemu_lock, after an RRD read; irqoff: the caller's interrupts were off. */
+void csemu_rrd_note(struct csemu_sink *k, bool irqoff)
+{
+	unsigned int cpu = smp_processor_id();
+	unsigned long gen = per_cpu(csemu_irqon_gen, cpu);
+
+	if (k->type == TRACEBUF_CS_SINK_ETR)
+		return;
+	if (!irqoff) {
+		k->rrd_run = 0;
+		return;
+	}
+	if (!k->rrd_run || k->rrd_cpu != cpu || k->rrd_gen != gen) {
+		k->rrd_run = 0;
+		k->rrd_cpu = cpu;
+		k->rrd_gen = gen;
+		irq_work_queue(this_cpu_ptr(&csemu_irqon_work));
+	}
+	k->rrd_run++;
+	k->rrd_run_max = max(k->rrd_run_max, k->rrd_run);
+}
+
+/* No handler left running or queued: module exit, after tracebuf let go. */
+void csemu_tmc_exit(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&csemu_irqon_work, cpu));
+}
+
 /* ETF/ETB: the word at RRP, or 0xffffffff once RRP reached RWP. */
 static u32 csemu_rrd(struct csemu_sink *k)
 {
