@@ -6,9 +6,12 @@
  * recorded, exact byte accounting (what the sink wrote = what was
  * published + what was reported lost), no-overwrite pauses and overruns,
  * snapshot mode, every configuration key valid and invalid, CPU hotplug,
- * close and exit while tracing, per-CPU sinks, flat ETR and ETF sinks,
- * the emulated SoCs' links, clocks and power domain, and refusal of a
- * sink another driver owns. On x86_64 the backend is simply absent.
+ * close and exit while tracing, per-CPU sinks, flat ETR and ETF sinks
+ * (an ETF's last stop from CPU hotplug, in snapshot mode, before munmap,
+ * close and rmmod), a change while tracing published in order on ETF and
+ * ETR sinks, the emulated SoCs' links, clocks and power domain, and
+ * refusal of a sink another driver owns. On x86_64 the backend is simply
+ * absent.
  */
 #include <dirent.h>
 #include <sys/utsname.h>
@@ -1550,6 +1553,371 @@ static void test_owned(void)
 	}
 }
 
+/* --- ETB/ETF: the last stop's copy-out, left to the drain cycle ---------- */
+
+#define DRAIN_MS	"/sys/module/tracebuf/parameters/drain_ms"
+
+/* tracebuf's drain period set to ms; the old one in old. */
+static void drain_ms_set(const char *ms, char *old, size_t size)
+{
+	FILE *f = fopen(DRAIN_MS, "r");
+
+	snprintf(old, size, "10");
+	if (f) {
+		if (!fgets(old, size, f))
+			snprintf(old, size, "10");
+		fclose(f);
+	}
+	TBT_CHECK(write_file(DRAIN_MS, ms) == 0, "drain_ms %s", ms);
+}
+
+/*
+ * What the sink wrote since b0, with the kernel's padding, is what was
+ * published plus what was reported lost: exactly, or at least that when
+ * a LOST count is a lower bound (the SRAM wrapped between two cycles).
+ */
+static int etf_acct(struct sess *x, unsigned long long b0)
+{
+	unsigned long long w = sink_bytes(0) - b0 + x->s.ctl->aux_padding;
+	unsigned long long pl = x->published + x->lost;
+
+	return x->lost_atleast ? w >= pl : w == pl;
+}
+
+static void etf_check_acct(struct sess *x, unsigned long long b0, const char *what)
+{
+	TBT_CHECK(x->published > 0 && etf_acct(x, b0),
+		  "%s: sink %llu + padding %llu %s published %llu + lost %llu", what,
+		  sink_bytes(0) - b0, (unsigned long long)x->s.ctl->aux_padding,
+		  x->lost_atleast ? ">=" : "=", (unsigned long long)x->published,
+		  (unsigned long long)x->lost);
+}
+
+/*
+ * ETF, a session of CPU 1 alone: CPU 1 going offline is the session's
+ * last stop, from its hotplug teardown callback with interrupts off. It
+ * only halts the SRAM and kicks a drain cycle (tb_cs_sram_stop()), which
+ * must read it out and publish it while the CPU stays offline: no
+ * DISABLE runs it. Then CPU 1 comes back, once at once (the copy may
+ * still be pending: the start only joins want and the cycle restarts
+ * the sink) and once after the copy was published: tracing must resume
+ * both times, and at the end every byte is accounted for, the spans
+ * contiguous, at most 1 KiB read per stretch of interrupts off.
+ */
+static void test_etf_hotplug(void)
+{
+	static const char *const p[] = { "sink=etf", "rate=512", NULL };
+	unsigned long long b0, e1;
+	struct sess x;
+	int round, i;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu sink=etf rate=512");
+	b0 = sink_bytes(0);
+	TBT_CHECK(cs_open(&x, 2, 256 * 1024, 0, 0) == 0, "ETF hotplug session (cpu1)");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "ETF hotplug enable");
+	for (round = 0; round < 4; round++) {
+		int wait = round & 1;	/* online after the copy was published */
+
+		run_for(&x, 200);
+		e1 = cs_stat("etm1", "enables");
+		TBT_CHECK(set_online(1, 0) == 0, "cpu1 offline (round %d)", round);
+		if (wait) {
+			/* Published by the kicked cycle alone (bounded). */
+			for (i = 0; i < 150; i++) {
+				consume(&x);
+				if (etf_acct(&x, b0) && !x.lost_atleast)
+					break;
+				msleep(20);
+			}
+			etf_check_acct(&x, b0, "ETF hotplug: cpu1 offline, its last stop published");
+			TBT_CHECK(cs_stat("etm1", "enabled") == 0 && cs_stat("sink0", "state") == 0,
+				  "ETF hotplug: ETM1 off, the sink disabled (state %llu)",
+				  cs_stat("sink0", "state"));
+		}
+		TBT_CHECK(set_online(1, 1) == 0, "cpu1 online (round %d)", round);
+		TBT_CHECK(etm_enabled(&x, 1, 1) && cs_stat("etm1", "enables") > e1,
+			  "ETF hotplug: ETM1 traces again after cpu1 came back (%s)",
+			  wait ? "after the copy" : "copy maybe pending");
+	}
+	run_for(&x, 200);
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "ETF hotplug disable");
+	consume(&x);
+	etf_check_acct(&x, b0, "ETF hotplug: at the end");
+	TBT_CHECK(total_violations() == 0, "ETF hotplug: violations %llu", total_violations());
+	check_copy_irqoff("ETF hotplug");
+	sess_close(&x);
+}
+
+/*
+ * Snapshot mode: consume a read-only ring's OVERWRITE spans, counting
+ * them, their all-zero 16-byte frames (never written by the formatter:
+ * bytes the copy-out did not write) and those shorter than the ring.
+ */
+static void etf_snap_consume(struct sess *x, unsigned long long *spans,
+			     unsigned long long *zero, unsigned long long *short_spans)
+{
+	const struct tracebuf_record *r;
+	uint64_t o, i;
+
+	while ((r = tracebuf_peek(&x->s)) != NULL) {
+		if (r->hdr.type == TRACEBUF_REC_AUX) {
+			const struct tracebuf_rec_aux *a = (const void *)r;
+
+			(*spans)++;
+			x->published += a->aux_size;
+			if (a->flags & TRACEBUF_AUX_F_OVERWRITE)
+				x->overwrite++;
+			if (a->aux_size < x->aux_size)
+				(*short_spans)++;
+			for (o = a->aux_offset; o + 16 <= a->aux_offset + a->aux_size; o += 16) {
+				for (i = 0; i < 16; i++)
+					if (x->aux[(o + i) & (x->aux_size - 1)])
+						break;
+				*zero += i == 16;
+			}
+		}
+		tracebuf_advance(&x->s, r);
+	}
+}
+
+/*
+ * An ETF in snapshot mode (a read-only AUX ring of 16 KiB, the SRAM 64
+ * KiB and wrapping between snapshots): nothing is published before
+ * SNAPSHOT; each SNAPSHOT (a cycle that halts and reads out the SRAM
+ * itself) publishes one OVERWRITE span of the whole ring, with no frame
+ * left unwritten, and tracing goes on; CPU 1, the session's only CPU,
+ * going offline (the last stop: the copy-out left to the cycle it kicks)
+ * publishes one such span without any SNAPSHOT; SNAPSHOT while it is
+ * offline publishes nothing; back online it traces and snapshots again,
+ * and DISABLE publishes the last ring. At most 1 KiB read per stretch of
+ * interrupts off, no violation.
+ */
+static void test_etf_snapshot(void)
+{
+	static const char *const p[] = { "sink=etf", "rate=2048", NULL };
+	unsigned long long spans = 0, zero = 0, shorts = 0, n;
+	struct sess x;
+	int i;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu sink=etf rate=2048");
+	TBT_CHECK(cs_open(&x, 2, 16 * 1024, 1, 0) == 0, "ETF snapshot session (cpu1)");
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "ETF snapshot enable");
+	msleep(300);
+	etf_snap_consume(&x, &spans, &zero, &shorts);
+	TBT_CHECK(spans == 0, "ETF snapshot: nothing published before SNAPSHOT (%llu spans)",
+		  spans);
+	for (i = 0; i < 3; i++) {
+		n = spans;
+		TBT_CHECK(tracebuf_snapshot(&x.s) == 0, "ETF SNAPSHOT %d: %s", i, strerror(errno));
+		etf_snap_consume(&x, &spans, &zero, &shorts);
+		TBT_CHECK(spans == n + 1, "ETF SNAPSHOT %d: one span (%llu)", i, spans - n);
+		TBT_CHECK(etm_enabled(NULL, 1, 1), "ETF snapshot: tracing again after SNAPSHOT %d", i);
+		msleep(200);
+	}
+	/* The last stop from the hotplug callback: published by its cycle. */
+	n = spans;
+	TBT_CHECK(set_online(1, 0) == 0, "ETF snapshot: cpu1 offline");
+	for (i = 0; i < 150 && spans == n; i++) {
+		msleep(20);
+		etf_snap_consume(&x, &spans, &zero, &shorts);
+	}
+	TBT_CHECK(spans == n + 1, "ETF snapshot: cpu1's last stop published one span (%llu)",
+		  spans - n);
+	n = spans;
+	TBT_CHECK(tracebuf_snapshot(&x.s) == 0, "ETF SNAPSHOT with cpu1 offline: %s",
+		  strerror(errno));
+	etf_snap_consume(&x, &spans, &zero, &shorts);
+	TBT_CHECK(spans == n, "ETF SNAPSHOT with cpu1 offline: nothing new (%llu)", spans - n);
+	TBT_CHECK(set_online(1, 1) == 0, "ETF snapshot: cpu1 online");
+	TBT_CHECK(etm_enabled(NULL, 1, 1), "ETF snapshot: tracing again once cpu1 is back");
+	msleep(200);
+	n = spans;
+	TBT_CHECK(tracebuf_snapshot(&x.s) == 0, "ETF SNAPSHOT after cpu1 came back");
+	msleep(200);
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "ETF snapshot disable");
+	etf_snap_consume(&x, &spans, &zero, &shorts);
+	TBT_CHECK(spans == n + 2, "ETF snapshot: SNAPSHOT and DISABLE published one span each (%llu)",
+		  spans - n);
+	TBT_CHECK(x.overwrite == spans && shorts == 0,
+		  "ETF snapshot: %llu spans, %llu OVERWRITE, %llu shorter than the ring",
+		  spans, (unsigned long long)x.overwrite, shorts);
+	TBT_CHECK(zero == 0, "ETF snapshot: %llu all-zero frames published", zero);
+	TBT_CHECK(total_violations() == 0, "ETF snapshot: violations %llu", total_violations());
+	check_copy_irqoff("ETF snapshot");
+	sess_close(&x);
+}
+
+/*
+ * The session's only CPU goes offline (its last stop halts the SRAM and
+ * leaves the copy-out to a cycle it kicked) and, in a child, the AUX
+ * munmap or the close comes as soon as the ETM is seen off, while that
+ * copy may still be pending: how = 0, AUX munmap (the data ring stays:
+ * every byte must be published there); 1, munmap and close; 2, close
+ * with the AUX area still mapped, then munmap (the release). Afterwards
+ * the sink is disabled and no ETM is on.
+ */
+static void etf_close_pending(int how, unsigned long long b0, const char *what)
+{
+	struct sess x;
+	pid_t pid;
+	int st, i;
+
+	TBT_CHECK(cs_open(&x, 2, 256 * 1024, 0, 0) == 0, "%s: session", what);
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "%s: enable", what);
+	run_for(&x, 400);
+	pid = fork();
+	if (pid == 0)
+		_exit(set_online(1, 0) ? 1 : 0);
+	for (i = 0; i < 20000 && cs_stat("etm1", "enabled") != 0; i++)
+		;
+	if (how == 0) {
+		munmap(x.aux, x.aux_size);
+		x.aux = NULL;
+	} else if (how == 1) {
+		sess_close(&x);
+	} else {
+		tracebuf_close(&x.s);
+		munmap(x.aux, x.aux_size);
+		x.aux = NULL;
+	}
+	TBT_CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+		  "%s: cpu1 offline", what);
+	if (how == 0) {
+		consume(&x);
+		etf_check_acct(&x, b0, what);
+		sess_close(&x);
+	}
+	TBT_CHECK(cs_stat("sink0", "state") == 0 && cs_stat("etm1", "enabled") == 0,
+		  "%s: the sink disabled (state %llu), ETM1 off", what, cs_stat("sink0", "state"));
+	TBT_CHECK(set_online(1, 1) == 0, "%s: cpu1 online", what);
+	TBT_CHECK(cs_stat("etm1", "enabled") == 0 && cs_stat("sink0", "state") == 0,
+		  "%s: nothing restarted for the closed session", what);
+}
+
+/*
+ * munmap and close while an ETF's last copy-out may be pending, three
+ * times each way, then tracebuf unloaded right after such a close
+ * (a work item or irq_work left behind would run in freed module text).
+ * Drain cycles 500 ms apart (an ETM seen off is the offline's stop, not
+ * a cycle's) and 64 bytes per ms: about 25 KiB in the SRAM at the last
+ * stop, 25 chunks to read out, and no wrap.
+ */
+static void test_etf_close(void)
+{
+	static const char *const p[] = { "sink=etf", "rate=64", NULL };
+	char drain[16];
+	int i;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu sink=etf rate=64");
+	drain_ms_set("500", drain, sizeof(drain));
+	for (i = 0; i < 3; i++) {
+		etf_close_pending(0, sink_bytes(0), "ETF AUX munmap, copy pending");
+		etf_close_pending(1, sink_bytes(0), "ETF munmap+close, copy pending");
+		etf_close_pending(2, sink_bytes(0), "ETF close then munmap, copy pending");
+	}
+	TBT_CHECK(total_violations() == 0, "ETF close: violations %llu", total_violations());
+	check_copy_irqoff("ETF close");
+	etf_close_pending(1, sink_bytes(0), "ETF close before rmmod");
+	TBT_CHECK(total_violations() == 0, "ETF close before rmmod: violations %llu",
+		  total_violations());
+	write_file(DRAIN_MS, drain);
+	TBT_CHECK(tbt_rmmod("tb_csemu") == 0 && tbt_rmmod("tracebuf") == 0,
+		  "rmmod tb_csemu and tracebuf right after the close");
+	TBT_CHECK(tbt_modprobe("tracebuf") == 0, "modprobe tracebuf again");
+}
+
+/* Consume, counting the AUX bytes published before the first CONFIG record. */
+static void consume_before_config(struct sess *x, uint64_t *before, int *seen)
+{
+	const struct tracebuf_record *r;
+
+	while ((r = tracebuf_peek(&x->s)) != NULL) {
+		if (r->hdr.type == TRACEBUF_REC_AUX) {
+			const struct tracebuf_rec_aux *a = (const void *)r;
+
+			if (!*seen)
+				*before += a->aux_size;
+			x->published += a->aux_size;
+			TBT_CHECK(a->aux_offset == x->next, "span at %llu, expected %llu",
+				  (unsigned long long)a->aux_offset, (unsigned long long)x->next);
+			x->next = a->aux_offset + a->aux_size;
+			x->aux_tail = x->next;
+			tracebuf_smp_store_release(&x->s.ctl->aux_tail, x->aux_tail);
+		} else if (r->hdr.type == TRACEBUF_REC_CONFIG) {
+			*seen = 1;
+		} else if (r->hdr.type == TRACEBUF_REC_LOST) {
+			x->lost += ((const struct tracebuf_rec_lost *)r)->count;
+		}
+		tracebuf_advance(&x->s, r);
+	}
+}
+
+/*
+ * SET_DRV_CONFIG while tracing (trace.c: tb_trace_reconfigure(): every
+ * CPU stopped, the CONFIG record written, every CPU started again): by
+ * the ABI (tracebuf.h, struct tracebuf_rec_config) AUX spans before the
+ * CONFIG record were traced with the old configuration, spans after it
+ * with the new one. With the emulator's rate at 0 only etmN/burst writes
+ * trace: a burst written under the old configuration, not yet published
+ * (drain_ms 1000), must be in spans before the CONFIG record. The stop
+ * of the change is the sink's last: on an ETF its copy-out is left to a
+ * cycle (tb_cs_sram_stop()), on an ETR whose DMA syncs are deferred
+ * (non-coherent) its publication too. cpus: the session's CPU mask (one
+ * CPU: stop, record, start in one IPI; two: two rounds).
+ */
+static void test_reconfig(const char *param, unsigned long long cpus, const char *what)
+{
+	const char *p[] = { param, "rate=0", NULL };
+	unsigned long long b0, e0, e1;
+	char drain[16];
+	uint64_t before;
+	struct sess x;
+	int i, seen, tries = 0, done = 0;
+
+	TBT_CHECK(emu_load(p) == 0, "tb_csemu %s rate=0", param);
+	drain_ms_set("1000", drain, sizeof(drain));
+	b0 = sink_bytes(0);
+	TBT_CHECK(cs_open(&x, cpus, 256 * 1024, 0, 0) == 0, "%s: session", what);
+	TBT_CHECK(tracebuf_enable(&x.s) == 0, "%s: enable", what);
+	while (done < 3 && tries++ < 12) {
+		int cpu = cpus & 1 ? 0 : 1;
+		uint64_t pub;
+
+		consume(&x);
+		pub = x.s.ctl->aux_published;
+		e0 = cs_stat(cpu ? "etm1" : "etm0", "burst_bytes");
+		TBT_CHECK(burst(cpu, 8192) == 0, "%s: burst", what);
+		e1 = cs_stat(cpu ? "etm1" : "etm0", "burst_bytes");
+		if (x.s.ctl->aux_published != pub)
+			continue;	/* a drain fell in between: not the case */
+		cfg_expect(&x, done & 1 ? "cycacc=1" : "cycacc=0", 0);
+		before = 0;
+		seen = 0;
+		for (i = 0; i < 100 && (!seen || x.s.ctl->aux_published == pub); i++) {
+			consume_before_config(&x, &before, &seen);
+			msleep(20);
+		}
+		consume_before_config(&x, &before, &seen);
+		TBT_CHECK(seen, "%s: a CONFIG record", what);
+		TBT_CHECK(before >= e1 - e0,
+			  "%s: the %llu bytes traced before SET_DRV_CONFIG published before its CONFIG record (%llu were)",
+			  what, e1 - e0, (unsigned long long)before);
+		done++;
+	}
+	TBT_CHECK(done == 3, "%s: %d changes with the burst unpublished", what, done);
+	TBT_CHECK(tracebuf_disable(&x.s) == 0, "%s: disable", what);
+	consume(&x);
+	TBT_CHECK(sink_bytes(0) - b0 + x.s.ctl->aux_padding == x.published + x.lost,
+		  "%s: sink %llu + padding %llu = published %llu + lost %llu", what,
+		  sink_bytes(0) - b0, (unsigned long long)x.s.ctl->aux_padding,
+		  (unsigned long long)x.published, (unsigned long long)x.lost);
+	TBT_CHECK(total_violations() == 0, "%s: violations %llu", what, total_violations());
+	if (!strcmp(param, "sink=etf"))
+		check_copy_irqoff(what);
+	sess_close(&x);
+	write_file(DRAIN_MS, drain);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -1599,6 +1967,13 @@ int main(void)
 	/* A TMC that restarts at its buffer start: the kernel pads to a granule. */
 	test_sink("soc400=1", "SoC-400 ETR", 1);
 	test_lost("sink=etf", "rate=1024", "ETF overrun", 1);
+	test_etf_hotplug();
+	test_etf_snapshot();
+	test_etf_close();
+	test_reconfig("sink=etf", 3, "ETF change while tracing, two CPUs");
+	test_reconfig("sink=etf", 2, "ETF change while tracing, one CPU");
+	test_reconfig("sg=1", 3, "ETR change while tracing");
+	test_reconfig("dma=noncoherent", 3, "non-coherent ETR change while tracing");
 	test_lost("sg=1", "rate=65536", "ETR burst overrun", 0);
 	test_unread();
 	test_burst();

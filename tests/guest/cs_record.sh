@@ -110,14 +110,58 @@ emu soc400=1 rate=4096
 rec cs_soc400 "--ids $(ids) --min-blocks 50 --no-resync" -a --duration 1
 
 emu sink=etf rate=2048
-rec cs_etf "--ids $(ids)" -a --duration 1 --allow-loss
+I=$(ids)
+rec cs_etf "--ids $I" -a --duration 1 --allow-loss
+# The ETF's last stop elsewhere than in DISABLE: CPU 1, the only CPU
+# traced, goes offline (the stop in its hotplug callback halts the SRAM
+# and leaves the copy-out to a drain cycle it kicks) and comes back at
+# once (the copy maybe still pending: the start waits for that cycle)
+# or 0.3 s later, twice each.
+online() { echo "$2" >"/sys/devices/system/cpu/cpu$1/online" || no "cpu$1 online=$2"; }
+echo "# tracebuf record -b coresight -C 1 --allow-loss -o /tmp/cap/cs_etf_hp (cpu1 offline, online)"
+tracebuf record -b coresight -C 1 -q --allow-loss -o /tmp/cap/cs_etf_hp &
+pid=$!
+sleep 0.5
+for w in 0 0.3 0 0.3; do
+	online 1 0
+	sleep $w
+	online 1 1
+	sleep 0.3
+done
+kill -INT $pid
+if wait $pid; then
+	echo "--min-blocks 20" >/tmp/cap/cs_etf_hp/cscheck.args
+else
+	no "record cs_etf_hp exited $?"
+fi
+# Snapshot mode, a 16 KiB ring (the SRAM holds 64 KiB): each SIGUSR2 is
+# a DISABLE (its last stop halts the SRAM, the cycle it runs reads it
+# out), the newest ring saved, and ENABLE; SIGINT the last one.
+echo "# tracebuf record -b coresight -a --snapshot --aux-size 16K -o /tmp/cap/cs_etf_snap (3 x SIGUSR2)"
+tracebuf record -b coresight -a -q --snapshot --aux-size 16K -o /tmp/cap/cs_etf_snap &
+pid=$!
+sleep 0.5
+for n in 1 2 3; do
+	kill -USR2 $pid
+	sleep 0.3
+done
+kill -INT $pid
+if wait $pid; then
+	echo "--ids $I" >/tmp/cap/cs_etf_snap/cscheck.args
+	tracebuf dump /tmp/cap/cs_etf_snap | grep -c 'OVERWRITE' | sed 's/^/overwrite spans: /'
+else
+	no "record cs_etf_snap exited $?"
+fi
 # The ETF is read out through RRD only in the drain cycle, 1 KiB at a
-# time with interrupts on in between, DISABLE's included (the emulator's
-# oracle: the most bytes read with interrupts off in one stretch).
+# time with interrupts on in between, DISABLE's and the hotplug stop's
+# included (the emulator's oracle: the most bytes read with interrupts
+# off in one stretch, over the three captures above).
 m=$(sed -n 's/^rrd_irqoff_max //p' /sys/kernel/debug/tb_csemu/sink0/stats)
-echo "cs_etf: rrd_irqoff_max $m"
+echo "cs_etf, cs_etf_hp, cs_etf_snap: rrd_irqoff_max $m"
 [ -n "$m" ] && [ "$m" -gt 0 ] && [ "$m" -le 1024 ] ||
-	no "cs_etf: $m bytes read through RRD in one stretch of interrupts off (at most 1024)"
+	no "cs_etf*: $m bytes read through RRD in one stretch of interrupts off (at most 1024)"
+v=$(cat /sys/kernel/debug/tb_csemu/violations)
+[ "$v" = 0 ] || no "cs_etf*: $v emulator violations"
 
 rmmod tb_csemu || no "rmmod tb_csemu"
 [ $fail = 0 ] && echo "result: ok"
