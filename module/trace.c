@@ -674,8 +674,10 @@ static int tb_trace_restart(struct tb_session *s,
  * and make it take effect with no window: every byte written under the
  * old one is published before between() (the CONFIG record) runs, and no
  * CPU runs the new one before it. One CPU: stop, install, record, start,
- * in one IPI. Several CPUs (a shared sink): stop all, then install and
- * record, then start all; a drain in between finds nothing active. Returns
+ * in one IPI. Several CPUs (a shared sink), or a backend whose stop
+ * leaves part of the publication to process context (the stopped op):
+ * stop all, publish what they left, then install and record, then start
+ * all; a drain in between finds nothing active. Returns
  * the error of a CPU whose hardware refused to restart (the session is
  * then in the error state: EPOLLERR).
  */
@@ -688,12 +690,19 @@ int tb_trace_reconfigure(struct tb_session *s, const void *bcfg, size_t size,
 	};
 
 	lockdep_assert_held(&s->lock);
-	if (cpumask_weight(s->cpus) <= 1 || !s->backend)
+	/*
+	 * A backend that leaves part of a stop to process context (the
+	 * stopped op: CoreSight's ETB/ETF copy-out, an ETR's deferred
+	 * syncs) runs it between the rounds, before the CONFIG record.
+	 */
+	if (!s->backend || (cpumask_weight(s->cpus) <= 1 && !s->backend->stopped))
 		return tb_trace_restart_one(&c);
 	if (!zalloc_cpumask_var(&c.stopped, GFP_KERNEL))
 		return -ENOMEM;
 	tb_trace_hold(s, true);
 	tb_trace_on_cpus(s->cpus, tb_trace_pause_ipi, &c, NULL);
+	if (s->backend->stopped)
+		s->backend->stopped(s);
 	tb_trace_between_locked(&c);
 	tb_trace_hold(s, false);
 	/*
