@@ -11,7 +11,7 @@ cfg=${TB_BENCH_CONFIG:-x86_64-6.1}
 out=$TB_TOP/build/bench
 "$TB_TOP/tests/harness/build-guest.sh" "$cfg" >/dev/null
 mkdir -p "$out"
-printf "bench_ring 1200\nbench_drain 600\n" >"$out/plan.in"
+printf "bench_ring 1200 5\nbench_drain 600\n" >"$out/plan.in"
 tb_log "benchmarking in $cfg under QEMU TCG (numbers are relative)"
 res=$("$TB_TOP/tests/harness/run-guest.sh" --timeout 1500 "$cfg" "$out/plan.in" "$out/guest")
 grep '^bench:' "$out/guest/console.txt" || true
